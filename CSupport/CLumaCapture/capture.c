@@ -1,0 +1,2 @@
+#include "CLumaCapture.h"
+int lc_version(void) { return 1; }

@@ -1,0 +1,5 @@
+#ifndef CLUMACAPTURE_H
+#define CLUMACAPTURE_H
+// Placeholder until the capture shim lands.
+int lc_version(void);
+#endif

@@ -1,0 +1,61 @@
+// swift-tools-version:6.1
+// LumaScan: a real-time camera frame-processing engine for Linux.
+import PackageDescription
+
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
+let package = Package(
+    name: "LumaScan",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LumaScan", targets: ["LumaScan"]),
+        .executable(name: "lumascan", targets: ["lumascan"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config; the providers name the Debian packages.
+        .systemLibrary(
+            name: "CV4L2", path: "CSupport/CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(
+            name: "CZBar", path: "CSupport/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(
+            name: "COpenCV", path: "CSupport/COpenCV", pkgConfig: "opencv4", providers: [.apt(["libopencv-dev"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", path: "CSupport/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+
+        // C: what Swift cannot call itself (variadic libv4l2 calls, VIDIOC_* macros) and per-pixel loops.
+        .target(name: "CLumaCapture", dependencies: ["CV4L2", "CTurboJPEG"], path: "CSupport/CLumaCapture"),
+        // C++ behind an extern "C" header: zbar scanning with symbol polygons, OpenCV imaging.
+        .target(name: "CLumaVision", dependencies: ["CZBar", "COpenCV"], path: "CSupport/CLumaVision"),
+
+        .target(name: "LumaScanCore", dependencies: [logging]),
+        .target(name: "LumaScanCapture", dependencies: ["LumaScanCore", "CLumaCapture", "CLumaVision", logging]),
+        .target(name: "LumaScanRecognizers", dependencies: ["LumaScanCore", "CLumaVision", logging]),
+        .target(
+            name: "LumaScan",
+            dependencies: ["LumaScanCore", "LumaScanCapture", "LumaScanRecognizers", logging]),
+        .executableTarget(
+            name: "lumascan",
+            dependencies: [
+                "LumaScan", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .target(
+            name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision"],
+            path: "Tests/LumaScanTestSupport"),
+        .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
+        .testTarget(
+            name: "LumaScanCaptureTests", dependencies: ["LumaScanCapture", "LumaScanTestSupport", "CLumaCapture"]),
+        .testTarget(
+            name: "LumaScanRecognizersTests", dependencies: ["LumaScanRecognizers", "LumaScanTestSupport"]),
+        .testTarget(name: "LumaScanTests", dependencies: ["LumaScan", "LumaScanTestSupport"]),
+        .testTarget(name: "lumascanTests", dependencies: ["LumaScanTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cLanguageStandard: .gnu11,
+    cxxLanguageStandard: .cxx17
+)
