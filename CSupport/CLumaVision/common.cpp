@@ -1,0 +1,3 @@
+#include "lv_common.h"
+
+extern "C" int lv_abi_version(void) { return 1; }

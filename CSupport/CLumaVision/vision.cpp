@@ -1,2 +1,0 @@
-#include "CLumaVision.h"
-extern "C" int lv_version(void) { return 1; }
