@@ -134,3 +134,21 @@ public struct FrameSourceEnd: Error, Sendable {
     /// Creates the end-of-source marker.
     public init() {}
 }
+
+/// How the engine can recover from a source's error.
+public enum SourceRecovery: Sendable {
+    /// The error is final for this source.
+    case none
+    /// Stop the stream and start it again (the device is still there, but its stream broke).
+    case restartStream
+    /// Close the device and reopen it, with backoff, until it comes back (the device went away).
+    case reopenDevice
+}
+
+/// An error from a ``FrameSource`` that says how the engine can recover from it.
+///
+/// Errors that do not conform are treated as final.
+public protocol RecoverableSourceError: Error {
+    /// How the engine can recover.
+    var recovery: SourceRecovery { get }
+}

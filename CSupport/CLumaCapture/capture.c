@@ -1,2 +1,0 @@
-#include "CLumaCapture.h"
-int lc_version(void) { return 1; }
