@@ -1,0 +1,131 @@
+import LumaScanCore
+
+/// Writes engine events as JSON lines: one object per event, in LumaScan's versioned event schema.
+///
+/// Schema version 1 (``schemaVersion``); every object has `"schemaVersion"` and `"event"`:
+/// - `started`: `source`, `pixelFormat`, `width`, `height`.
+/// - `report`: `reportType` (`IN_PROGRESS`, `COMPLETED_RESULT`, `UNSUPPORTED_RESULT`), `state` (`UNREADABLE`, `OK`,
+///   `TOO_SMALL`, `BLURRY`, `NOT_PROPRIETARY`, `FP_NOT_IN_FRAME`, `NO_AUTH`), `recognizer`, and when a code was read
+///   `symbology`, `text`, `bytesBase64` and `polygon` (`[[x, y], …]` in frame pixels); then `frame` (LumaScan's frame
+///   index), `driverSequence`, `captureTime` and `reportTime` (seconds on the monotonic clock), and `input` (the file a
+///   still image came from) when known.
+/// - `sourceFailed`: `source`, `message`, `action` (`restartingStream`, `reopeningDevice`, `stopping`).
+/// - `sourceRecovered`: `source`, `attempts`.
+/// - `stopped`: `reason` (`requested`, `endOfInput`, `error`) and `message` for errors.
+///
+/// Keys appear in the order above; consumers should not rely on the order and must ignore keys they do not know.
+public enum EventJSON {
+    /// The schema version written in every object.
+    public static let schemaVersion = 1
+
+    /// The event as one line of JSON (no trailing newline).
+    ///
+    /// - Parameter input: the file the event's frame came from, for still-image input.
+    public static func line(for event: ScanEvent, input: String? = nil) -> String {
+        var object = JSONObject()
+        object.add("schemaVersion", schemaVersion)
+        switch event {
+        case .started(let source, let format):
+            object.add("event", "started")
+            object.add("source", source)
+            object.add("pixelFormat", format.pixelFormat.description)
+            object.add("width", format.width)
+            object.add("height", format.height)
+        case .report(let report):
+            object.add("event", "report")
+            object.add("reportType", report.reportType.rawValue)
+            object.add("state", report.state.rawValue)
+            object.add("recognizer", report.recognizerID)
+            if let symbology = report.symbology { object.add("symbology", symbology.rawValue) }
+            if let text = report.text { object.add("text", text) }
+            if let bytes = report.bytes { object.add("bytesBase64", base64(bytes)) }
+            if !report.polygon.isEmpty {
+                let points = report.polygon.map { "[\(number($0.x)),\(number($0.y))]" }
+                object.addRaw("polygon", "[" + points.joined(separator: ",") + "]")
+            }
+            object.add("frame", Int(report.frameIndex))
+            object.add("driverSequence", Int(report.driverSequence))
+            object.addRaw("captureTime", number(report.captureTime.seconds))
+            object.addRaw("reportTime", number(report.reportTime.seconds))
+            if let input { object.add("input", input) }
+        case .sourceFailed(let failure):
+            object.add("event", "sourceFailed")
+            object.add("source", failure.source)
+            object.add("message", failure.message)
+            object.add("action", failure.action.rawValue)
+        case .sourceRecovered(let source, let attempts):
+            object.add("event", "sourceRecovered")
+            object.add("source", source)
+            object.add("attempts", attempts)
+        case .stopped(let reason):
+            object.add("event", "stopped")
+            object.add("reason", reason.name)
+            if case .error(let message) = reason { object.add("message", message) }
+        }
+        return object.text + "}"
+    }
+
+    /// Standard base64 with padding.
+    public static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value = 0
+            for (offset, byte) in chunk.enumerated() { value |= Int(byte) << (16 - 8 * offset) }
+            for position in 0..<4 {
+                if position <= chunk.count {
+                    output.append(alphabet[(value >> (18 - 6 * position)) & 63])
+                } else {
+                    output.append(UInt8(ascii: "="))
+                }
+            }
+            index += 3
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// A JSON number: integers without a fraction, others with up to six decimals.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        let scaled = (value * 1_000_000).rounded() / 1_000_000
+        return "\(scaled)"
+    }
+
+    /// A JSON string literal.
+    static func quoted(_ string: String) -> String {
+        var output = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+}
+
+/// Builds a JSON object's text key by key.
+struct JSONObject {
+    private(set) var text = "{"
+    private var empty = true
+
+    mutating func addRaw(_ key: String, _ raw: String) {
+        if !empty { text += "," }
+        empty = false
+        text += EventJSON.quoted(key) + ":" + raw
+    }
+
+    mutating func add(_ key: String, _ value: String) { addRaw(key, EventJSON.quoted(value)) }
+    mutating func add(_ key: String, _ value: Int) { addRaw(key, String(value)) }
+}

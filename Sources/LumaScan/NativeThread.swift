@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A named POSIX thread that can be joined, for the engine's blocking loops (never Swift's cooperative pool).
+final class NativeThread: @unchecked Sendable {
+    // SAFETY (Sendable): `handle` is written once by `init` before the thread is shared and read by `join`.
+    private var handle: pthread_t
+
+    /// Starts `body` on a new thread named `name` (at most 15 bytes are kept, as Linux allows).
+    init(name: String, _ body: @escaping @Sendable () -> Void) {
+        final class Context {
+            let name: String
+            let body: @Sendable () -> Void
+            init(name: String, body: @escaping @Sendable () -> Void) {
+                self.name = name
+                self.body = body
+            }
+        }
+        let context = Unmanaged.passRetained(Context(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                // SAFETY: `raw` is the retained Context passed below; this thread takes ownership of it.
+                guard let raw else { return nil }
+                let context = Unmanaged<Context>.fromOpaque(raw).takeRetainedValue()
+                // Glibc's module does not export pthread_setname_np (it needs _GNU_SOURCE); Foundation's Thread sets
+                // the kernel-visible name of the current thread through it.
+                Thread.current.name = String(context.name.utf8.prefix(15)) ?? "lumascan"
+                context.body()
+                return nil
+            }, context)
+        // An engine that cannot start a thread cannot run at all; this only fails when the process is out of resources.
+        precondition(result == 0, "pthread_create failed for \(name): \(String(cString: strerror(result)))")
+        handle = thread
+    }
+
+    /// Waits for the thread to finish.
+    func join() {
+        pthread_join(handle, nil)
+    }
+}
+
+/// A counting semaphore over POSIX `sem_t`, used to wake a sleeping thread without locks or allocation.
+final class Semaphore: @unchecked Sendable {
+    // SAFETY (Sendable): sem_t is designed for use from several threads; the pointer never changes.
+    private let semaphore: UnsafeMutablePointer<sem_t>
+
+    init() {
+        semaphore = .allocate(capacity: 1)
+        sem_init(semaphore, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    /// Wakes one waiter (or lets the next wait pass).
+    func signal() { sem_post(semaphore) }
+
+    /// Waits until signalled or until `milliseconds` have passed; returns whether it was signalled.
+    @discardableResult
+    func wait(milliseconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = deadline.tv_nsec + (milliseconds % 1000) * 1_000_000
+        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        while true {
+            if sem_timedwait(semaphore, &deadline) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+}

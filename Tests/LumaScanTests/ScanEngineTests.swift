@@ -1,0 +1,269 @@
+import Foundation
+import LumaScan
+import Logging
+import Synchronization
+import Testing
+
+/// A recognizer that reports the mean luma of each frame as its text, so tests can tell frames apart by content.
+final class MeanLumaRecognizer: Recognizer, @unchecked Sendable {
+    let id: String
+    let delay: Duration
+    let seen = Mutex<[UInt64]>([])
+    let resets = Atomic<Int>(0)
+
+    init(id: String = "mean", delay: Duration = .zero) {
+        self.id = id
+        self.delay = delay
+    }
+
+    func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        var sum = 0
+        for y in 0..<luma.height { for x in 0..<luma.width { sum += Int(luma[x, y]) } }
+        seen.withLock { $0.append(metadata.index) }
+        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.nanosecondsClamped) / 1e9) }
+        reports.append(
+            ScanReport(.completedResult, .ok, recognizerID: id, frame: metadata, text: "\(sum / (luma.width * luma.height))"))
+    }
+
+    func reset() { resets.add(1, ordering: .relaxed) }
+}
+
+/// Collects every event the delegate receives.
+final class RecordingDelegate: ScanEngineDelegate, @unchecked Sendable {
+    let events = Mutex<[ScanEvent]>([])
+    let gate: DispatchSemaphore?
+
+    init(gate: DispatchSemaphore? = nil) { self.gate = gate }
+
+    private func record(_ event: ScanEvent) {
+        gate?.wait()
+        gate?.signal()
+        events.withLock { $0.append(event) }
+    }
+
+    func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {
+        record(.started(source: source, format: format))
+    }
+    func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) { record(.report(report)) }
+    func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) { record(.sourceFailed(failure)) }
+    func scanEngine(_ engine: ScanEngine, sourceDidRecover source: String, attempts: Int) {
+        record(.sourceRecovered(source: source, attempts: attempts))
+    }
+    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) { record(.stopped(reason)) }
+
+    var reports: [ScanReport] {
+        events.withLock { $0.compactMap { if case .report(let report) = $0 { report } else { nil } } }
+    }
+}
+
+/// An error a test source throws, recoverable as the test says.
+struct TestSourceError: RecoverableSourceError, Sendable, CustomStringConvertible {
+    var recovery: SourceRecovery
+    var description: String { "test source failure (\(recovery))" }
+}
+
+let testLogger = Logger(label: "lumascan.tests")
+
+func flatImages(_ values: [UInt8], width: Int = 32, height: Int = 24) -> [LumaImage] {
+    values.map { LumaImage(width: width, height: height, fill: $0) }
+}
+
+@Suite("ScanEngine")
+struct ScanEngineTests {
+    @Test("a finite source is read to the end: every frame processed once, in order, nothing dropped")
+    func finiteSourceEndToEnd() async {
+        let source = SyntheticSource(images: flatImages([10, 20, 30]), schedule: .script([0, 1, 2, 1, 0]))
+        let recognizer = MeanLumaRecognizer()
+        let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
+        let delegate = RecordingDelegate()
+        engine.delegate = delegate
+        let streamed = Task { () -> [ScanEvent] in
+            var all: [ScanEvent] = []
+            for await event in engine.events { all.append(event) }
+            return all
+        }
+        #expect(throws: Never.self) { try engine.start() }
+        await engine.finished()
+        let reports = delegate.reports
+        #expect(reports.map(\.text) == ["10", "20", "30", "20", "10"])
+        #expect(reports.map(\.frameIndex) == [0, 1, 2, 3, 4])
+        #expect(reports.allSatisfy { $0.recognizerID == "mean" && $0.reportType == .completedResult })
+        let events = delegate.events.withLock { $0 }
+        #expect(events.first == .started(source: "synthetic", format: source.format))
+        #expect(events.last == .stopped(.endOfInput))
+        #expect(await streamed.value == events, "the event sequence carries what the delegate got, in order")
+        let statistics = engine.statistics
+        #expect(statistics.framesCaptured == 5)
+        #expect(statistics.framesProcessed == 5)
+        #expect(statistics.framesDroppedByRing == 0)
+        #expect(statistics.framesInFlight == 0)
+        #expect(statistics.reports == 5)
+        #expect(statistics.eventsDelivered == 7)
+    }
+
+    @Test("a live source faster than recognition drops the oldest frames, and the accounting adds up")
+    func liveSourceDropsOldest() async throws {
+        let source = SyntheticSource(images: flatImages([1, 2, 3, 4]), bufferCount: 4)
+        let recognizer = MeanLumaRecognizer(delay: .milliseconds(3))
+        let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
+        try engine.start()
+        try await Task.sleep(for: .milliseconds(300))
+        let running = engine.statistics
+        #expect(running.framesCaptured == running.framesProcessed + running.framesDroppedByRing + running.framesInFlight)
+        engine.stop()
+        await engine.finished()
+        let statistics = engine.statistics
+        #expect(statistics.framesDroppedByRing > 0)
+        #expect(statistics.framesProcessed > 10)
+        #expect(statistics.framesInFlight == 0)
+        #expect(statistics.framesCaptured == statistics.framesProcessed + statistics.framesDroppedByRing)
+        let seen = recognizer.seen.withLock { $0 }
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "frames are recognised in capture order")
+    }
+
+    @Test("a delegate that blocks stalls neither capture nor recognition; overflowing events are counted")
+    func slowDelegate() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let source = SyntheticSource(images: flatImages([5]), frameCount: 200)
+        let engine = ScanEngine(
+            source: source, recognizers: [MeanLumaRecognizer()], options: .init(deliveryQueueCapacity: 16),
+            logger: testLogger)
+        let delegate = RecordingDelegate(gate: gate)
+        engine.delegate = delegate
+        try engine.start()
+        // Recognition finishes all 200 frames although the delegate has not returned once.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while engine.statistics.framesProcessed < 200 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(engine.statistics.framesProcessed == 200)
+        #expect(delegate.events.withLock { $0.isEmpty })
+        gate.signal()
+        await engine.finished()
+        let statistics = engine.statistics
+        #expect(statistics.eventsDropped > 0)
+        #expect(statistics.eventsDelivered + statistics.eventsDropped == 202, "started + 200 reports + stopped")
+        #expect(delegate.events.withLock { $0.last } == .stopped(.endOfInput))
+    }
+
+    @Test("gaps in the driver's sequence numbers are counted as frames the driver dropped")
+    func driverDrops() async throws {
+        let source = SyntheticSource(images: flatImages([9]), frameCount: 50, sequenceStep: 3)
+        let engine = ScanEngine(source: source, recognizers: [MeanLumaRecognizer()], logger: testLogger)
+        try engine.start()
+        await engine.finished()
+        #expect(engine.statistics.framesDroppedByDriver == 49 * 2)
+    }
+
+    @Test("a lost device is reported, reopened, and scanning goes on")
+    func recoversFromLostDevice() async throws {
+        let source = SyntheticSource(images: flatImages([7]), fps: 200)
+        let engine = ScanEngine(
+            source: source, recognizers: [MeanLumaRecognizer()],
+            options: .init(recoveryInitialDelay: .milliseconds(5)), logger: testLogger)
+        let delegate = RecordingDelegate()
+        engine.delegate = delegate
+        try engine.start()
+        try await Task.sleep(for: .milliseconds(100))
+        let before = engine.statistics.framesProcessed
+        source.injectFailure(TestSourceError(recovery: .reopenDevice))
+        try await Task.sleep(for: .milliseconds(300))
+        engine.stop()
+        await engine.finished()
+        let events = delegate.events.withLock { $0 }
+        let failure = events.firstIndex {
+            if case .sourceFailed(let failure) = $0 { failure.action == .reopeningDevice } else { false }
+        }
+        let recovered = events.firstIndex { $0 == .sourceRecovered(source: "synthetic", attempts: 1) }
+        #expect(failure != nil)
+        #expect(recovered != nil)
+        if let failure, let recovered { #expect(failure < recovered) }
+        #expect(engine.statistics.framesProcessed > before + 5, "frames flow again after recovery")
+        #expect(engine.statistics.sourceFailures == 1)
+        #expect(events.last == .stopped(.requested))
+    }
+
+    @Test("an unrecoverable source error stops the engine with the error")
+    func fatalSourceError() async throws {
+        let source = SyntheticSource(images: flatImages([7]), fps: 200)
+        let engine = ScanEngine(source: source, recognizers: [MeanLumaRecognizer()], logger: testLogger)
+        let delegate = RecordingDelegate()
+        engine.delegate = delegate
+        try engine.start()
+        source.injectFailure(TestSourceError(recovery: .none))
+        await engine.finished()
+        let events = delegate.events.withLock { $0 }
+        #expect(events.last == .stopped(.error("test source failure (none)")))
+        #expect(events.contains(.sourceFailed(SourceFailure(
+            source: "synthetic", message: "test source failure (none)", action: .stopping))))
+    }
+
+    @Test("swapping recognizers mid-stream: every frame is processed by exactly one set")
+    func hotSwap() async throws {
+        let source = SyntheticSource(images: flatImages([3]), frameCount: 400, fps: 2000)
+        let first = MeanLumaRecognizer(id: "first")
+        let second = MeanLumaRecognizer(id: "second")
+        let engine = ScanEngine(source: source, recognizers: [first], logger: testLogger)
+        let delegate = RecordingDelegate()
+        engine.delegate = delegate
+        try engine.start()
+        while engine.statistics.framesProcessed < 100 { try await Task.sleep(for: .milliseconds(2)) }
+        engine.setRecognizers([second])
+        await engine.finished()
+        let byFirst = first.seen.withLock { $0 }
+        let bySecond = second.seen.withLock { $0 }
+        #expect(!byFirst.isEmpty && !bySecond.isEmpty)
+        #expect(Set(byFirst).isDisjoint(with: bySecond))
+        #expect(byFirst.count + bySecond.count == 400)
+        #expect((byFirst.max() ?? 0) < (bySecond.min() ?? 0), "the swap happens between two frames")
+        #expect(second.resets.load(ordering: .relaxed) == 1, "a swapped-in recognizer starts fresh")
+        let ids = delegate.reports.map(\.recognizerID)
+        #expect(ids.firstIndex(of: "second").map { index in ids[index...].allSatisfy { $0 == "second" } } == true)
+    }
+
+    @Test("frames the driver flags as erroneous are counted as corrupt and skipped")
+    func driverFlaggedFrames() async throws {
+        let source = FlaggingSource(
+            base: SyntheticSource(images: flatImages([4]), frameCount: 20), flagged: [3, 4, 10])
+        let recognizer = MeanLumaRecognizer()
+        let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
+        try engine.start()
+        await engine.finished()
+        #expect(engine.statistics.framesCorrupt == 3)
+        #expect(engine.statistics.framesProcessed == 20)
+        #expect(recognizer.seen.withLock { $0 }.count == 17)
+        #expect(!recognizer.seen.withLock { $0 }.contains(4))
+    }
+
+    @Test("a second start is refused with a clear error")
+    func secondStart() async throws {
+        let engine = ScanEngine(
+            source: SyntheticSource(images: flatImages([1]), frameCount: 1), recognizers: [], logger: testLogger)
+        try engine.start()
+        #expect(throws: LumaScanError.self) { try engine.start() }
+        await engine.finished()
+    }
+}
+
+/// Wraps a source and flags chosen frames as erroneous, as a driver does with `V4L2_BUF_FLAG_ERROR`.
+final class FlaggingSource: FrameSource, @unchecked Sendable {
+    let base: SyntheticSource
+    let flagged: Set<UInt64>
+    init(base: SyntheticSource, flagged: Set<UInt64>) {
+        self.base = base
+        self.flagged = flagged
+    }
+    var name: String { base.name }
+    var format: FrameFormat { base.format }
+    var bufferCount: Int { base.bufferCount }
+    var isFinite: Bool { base.isFinite }
+    func start() throws { try base.start() }
+    func dequeue(timeout: Duration) throws -> DequeuedFrame? {
+        guard var frame = try base.dequeue(timeout: timeout) else { return nil }
+        frame.metadata.driverFlaggedError = flagged.contains(frame.metadata.index)
+        return frame
+    }
+    func requeue(_ bufferIndex: Int) throws { try base.requeue(bufferIndex) }
+    func bytes(of bufferIndex: Int) -> UnsafeRawBufferPointer { base.bytes(of: bufferIndex) }
+    func stop() { base.stop() }
+}
