@@ -4,22 +4,28 @@ import Foundation
 import Glibc
 #endif
 
-/// A named POSIX thread that can be joined, for the engine's blocking loops (never Swift's cooperative pool).
-final class NativeThread: @unchecked Sendable {
-    // SAFETY (Sendable): `handle` is written once by `init` before the thread is shared and read by `join`.
-    private var handle: pthread_t
+/// A named, detached POSIX thread for the engine's blocking loops (never Swift's cooperative pool), whose end can be
+/// waited for.
+///
+/// The thread is detached so that its resources are released when it ends whether or not anybody waits for it (an
+/// engine that is simply dropped after it finished must not leak threads); ``join()`` waits on a semaphore the thread
+/// signals as its last act.
+final class NativeThread: Sendable {
+    private let done = Semaphore()
 
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept, as Linux allows).
     init(name: String, _ body: @escaping @Sendable () -> Void) {
         final class Context {
             let name: String
             let body: @Sendable () -> Void
-            init(name: String, body: @escaping @Sendable () -> Void) {
+            let done: Semaphore
+            init(name: String, body: @escaping @Sendable () -> Void, done: Semaphore) {
                 self.name = name
                 self.body = body
+                self.done = done
             }
         }
-        let context = Unmanaged.passRetained(Context(name: name, body: body)).toOpaque()
+        let context = Unmanaged.passRetained(Context(name: name, body: body, done: done)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(
             &thread, nil,
@@ -31,16 +37,17 @@ final class NativeThread: @unchecked Sendable {
                 // the kernel-visible name of the current thread through it.
                 Thread.current.name = String(context.name.utf8.prefix(15)) ?? "lumascan"
                 context.body()
+                context.done.signal()
                 return nil
             }, context)
         // An engine that cannot start a thread cannot run at all; this only fails when the process is out of resources.
         precondition(result == 0, "pthread_create failed for \(name): \(String(cString: strerror(result)))")
-        handle = thread
+        pthread_detach(thread)
     }
 
-    /// Waits for the thread to finish.
+    /// Waits for the thread's body to finish. Call it from one thread, once.
     func join() {
-        pthread_join(handle, nil)
+        while !done.wait(milliseconds: 1000) {}
     }
 }
 
