@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; the providers name the Debian packages.
@@ -37,7 +38,10 @@ let package = Package(
         .target(name: "LumaScanRecognizers", dependencies: ["LumaScanCore", "CLumaVision", logging]),
         .target(
             name: "LumaScan",
-            dependencies: ["LumaScanCore", "LumaScanCapture", "LumaScanRecognizers", logging]),
+            dependencies: [
+                "LumaScanCore", "LumaScanCapture", "LumaScanRecognizers", logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .executableTarget(
             name: "lumascan",
             dependencies: [
@@ -53,7 +57,7 @@ let package = Package(
         .testTarget(
             name: "LumaScanRecognizersTests", dependencies: ["LumaScanRecognizers", "LumaScanTestSupport"]),
         .testTarget(name: "LumaScanTests", dependencies: ["LumaScan", "LumaScanTestSupport"]),
-        .testTarget(name: "lumascanTests", dependencies: ["LumaScanTestSupport"]),
+        .testTarget(name: "lumascanTests", dependencies: ["lumascan", "LumaScanCore", "LumaScanTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cLanguageStandard: .gnu11,

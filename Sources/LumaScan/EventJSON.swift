@@ -4,6 +4,9 @@ import LumaScanCore
 ///
 /// Schema version 1 (``schemaVersion``); every object has `"schemaVersion"` and `"event"`:
 /// - `started`: `source`, `pixelFormat`, `width`, `height`.
+/// - `scanningStarted`: `plugin`; `scanningStopped`: `reason` (`completed`, `timeout`, `requested`, `error`);
+///   `scanningPaused`, `scanningResumed`, `scanningAborted`.
+/// - `detection`: `recognizer`, `polygon`, `normalizedPolygon` (0–1), `distance` (`tooFar`, `ok`, `tooClose`), `frame`.
 /// - `report`: `reportType` (`IN_PROGRESS`, `COMPLETED_RESULT`, `UNSUPPORTED_RESULT`), `state` (`UNREADABLE`, `OK`,
 ///   `TOO_SMALL`, `BLURRY`, `NOT_PROPRIETARY`, `FP_NOT_IN_FRAME`, `NO_AUTH`), `recognizer`, and when a code was read
 ///   `symbology`, `text`, `bytesBase64` and `polygon` (`[[x, y], …]` in frame pixels); then `frame` (LumaScan's frame
@@ -12,6 +15,7 @@ import LumaScanCore
 /// - `sourceFailed`: `source`, `message`, `action` (`restartingStream`, `reopeningDevice`, `stopping`).
 /// - `sourceRecovered`: `source`, `attempts`.
 /// - `stopped`: `reason` (`requested`, `endOfInput`, `error`) and `message` for errors.
+/// - `statistics` (written by `lumascan scan --statistics` after `stopped`): see ``line(for:)-(ScanStatistics)``.
 ///
 /// Keys appear in the order above; consumers should not rely on the order and must ignore keys they do not know.
 public enum EventJSON {
@@ -31,6 +35,25 @@ public enum EventJSON {
             object.add("pixelFormat", format.pixelFormat.description)
             object.add("width", format.width)
             object.add("height", format.height)
+        case .scanningStarted(let plugin):
+            object.add("event", "scanningStarted")
+            object.add("plugin", plugin)
+        case .scanningStopped(let reason):
+            object.add("event", "scanningStopped")
+            object.add("reason", reason.rawValue)
+        case .scanningPaused:
+            object.add("event", "scanningPaused")
+        case .scanningResumed:
+            object.add("event", "scanningResumed")
+        case .scanningAborted:
+            object.add("event", "scanningAborted")
+        case .detection(let detection):
+            object.add("event", "detection")
+            object.add("recognizer", detection.recognizerID)
+            object.addRaw("polygon", points(detection.polygon))
+            object.addRaw("normalizedPolygon", points(detection.normalizedPolygon))
+            object.add("distance", detection.distance.rawValue)
+            object.add("frame", Int(detection.frameIndex))
         case .report(let report):
             object.add("event", "report")
             object.add("reportType", report.reportType.rawValue)
@@ -40,8 +63,7 @@ public enum EventJSON {
             if let text = report.text { object.add("text", text) }
             if let bytes = report.bytes { object.add("bytesBase64", base64(bytes)) }
             if !report.polygon.isEmpty {
-                let points = report.polygon.map { "[\(number($0.x)),\(number($0.y))]" }
-                object.addRaw("polygon", "[" + points.joined(separator: ",") + "]")
+                object.addRaw("polygon", points(report.polygon))
             }
             object.add("frame", Int(report.frameIndex))
             object.add("driverSequence", Int(report.driverSequence))
@@ -63,6 +85,32 @@ public enum EventJSON {
             if case .error(let message) = reason { object.add("message", message) }
         }
         return object.text + "}"
+    }
+
+    /// The engine's statistics as one line of JSON: `{"schemaVersion":1,"event":"statistics",…}` with every counter
+    /// of ``ScanStatistics`` under its property name and the mean stage times in milliseconds
+    /// (`meanLumaMilliseconds`, `meanRecognitionMilliseconds`, `meanPipelineMilliseconds`).
+    public static func line(for statistics: ScanStatistics) -> String {
+        var object = JSONObject()
+        object.add("schemaVersion", schemaVersion)
+        object.add("event", "statistics")
+        let counters: [(String, UInt64)] = [
+            ("framesCaptured", statistics.framesCaptured), ("framesProcessed", statistics.framesProcessed),
+            ("framesDroppedByRing", statistics.framesDroppedByRing), ("framesInFlight", statistics.framesInFlight),
+            ("framesDroppedByDriver", statistics.framesDroppedByDriver), ("framesCorrupt", statistics.framesCorrupt),
+            ("reports", statistics.reports), ("eventsDelivered", statistics.eventsDelivered),
+            ("eventsDropped", statistics.eventsDropped), ("sourceFailures", statistics.sourceFailures),
+        ]
+        for (key, value) in counters { object.addRaw(key, String(value)) }
+        object.addRaw("meanLumaMilliseconds", number(statistics.meanLumaMilliseconds))
+        object.addRaw("meanRecognitionMilliseconds", number(statistics.meanRecognitionMilliseconds))
+        object.addRaw("meanPipelineMilliseconds", number(statistics.meanPipelineMilliseconds))
+        return object.text + "}"
+    }
+
+    /// `[[x, y], …]`.
+    static func points(_ polygon: [Point]) -> String {
+        "[" + polygon.map { "[\(number($0.x)),\(number($0.y))]" }.joined(separator: ",") + "]"
     }
 
     /// Standard base64 with padding.

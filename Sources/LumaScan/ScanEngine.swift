@@ -73,10 +73,6 @@ public final class ScanEngine: Sendable {
         case finished
     }
 
-    private struct Recognizers: @unchecked Sendable {
-        // SAFETY (Sendable): recognizers are used on the recognition thread only; this box just carries them there.
-        var list: [any Recognizer]
-    }
 
     /// The source frames come from.
     public let source: any FrameSource
@@ -86,8 +82,9 @@ public final class ScanEngine: Sendable {
     private let logger: Logger
     private let phase = Mutex<Phase>(.idle)
     private let delegateBox = Mutex<WeakDelegate>(WeakDelegate())
-    private let pendingRecognizers: Mutex<Recognizers?>
-    private let recognizerGeneration = Atomic<Int>(0)
+    private let plugin: Mutex<ScanPlugin>
+    private let pluginGeneration = Atomic<Int>(0)
+    private let lifecycle = Mutex(ScanningStateMachine())
     private let stopRequested = Atomic<Bool>(false)
     private let captureFinished = Atomic<Bool>(false)
     private let recognitionExited = Atomic<Bool>(false)
@@ -99,21 +96,34 @@ public final class ScanEngine: Sendable {
     private let finishedWaiters = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let ringBox = Mutex<FrameRing?>(nil)
 
-    /// Creates an engine that reads `source` with `recognizers`.
+    /// Creates an engine that reads `source` with `plugin`.
     ///
     /// - Parameters:
     ///   - source: where frames come from; the engine starts and stops it.
-    ///   - recognizers: run on every frame, in order; each report carries its recognizer's id.
+    ///   - plugin: the recognizer and the scanning rules (delay, timeout, cancel on result).
     ///   - options: the engine's machinery settings.
     ///   - logger: where the engine logs; the engine never bootstraps logging.
-    public init(source: any FrameSource, recognizers: [any Recognizer], options: Options = .init(), logger: Logger) {
+    public init(source: any FrameSource, plugin: ScanPlugin, options: Options = .init(), logger: Logger) {
         self.source = source
         self.options = options
         self.logger = logger
-        pendingRecognizers = Mutex(Recognizers(list: recognizers))
+        self.plugin = Mutex(plugin)
         delivery = DeliveryQueue(capacity: options.deliveryQueueCapacity)
         (stream, continuation) = AsyncStream.makeStream(
             of: ScanEvent.self, bufferingPolicy: .bufferingNewest(options.eventBufferCapacity))
+    }
+
+    /// Creates an engine that runs `recognizers` on every frame, in order, with no scan timeout, no start delay and
+    /// no cancel on result (a continuous scanner).
+    public convenience init(
+        source: any FrameSource, recognizers: [any Recognizer], options: Options = .init(), logger: Logger
+    ) {
+        let recognizer: any Recognizer =
+            recognizers.count == 1
+            ? recognizers[0] : CompositeRecognizer(id: "recognizers", mode: .parallel, members: recognizers)
+        self.init(
+            source: source, plugin: ScanPlugin(id: recognizer.id, recognizer: recognizer, scanTimeout: nil),
+            options: options, logger: logger)
     }
 
     /// The delegate that receives events; held weakly.
@@ -141,17 +151,92 @@ public final class ScanEngine: Sendable {
         return statistics
     }
 
-    /// Replaces the recognizers between two frames, while the source keeps streaming.
+    /// Swaps the plugin between two frames while the source keeps streaming (Anyline's `setScanViewPlugin`).
     ///
-    /// The recognition thread picks the new set up before the next frame it takes from the ring: the frame being
-    /// recognised finishes with the old set, and every later frame uses the new one, so no frame is processed by
-    /// both or by neither.
-    public func setRecognizers(_ recognizers: [any Recognizer]) {
-        pendingRecognizers.withLock { $0 = Recognizers(list: recognizers) }
-        recognizerGeneration.add(1, ordering: .releasing)
+    /// The recognition thread picks the new plugin up before the next frame it takes from the ring and resets its
+    /// recognizer: the frame being recognised finishes with the old plugin and every later frame uses the new one,
+    /// so no frame is processed by both or by neither. The new plugin's delay and timeout apply from the next
+    /// ``startScanning()``.
+    public func setPlugin(_ newPlugin: ScanPlugin) {
+        plugin.withLock { $0 = newPlugin }
+        pluginGeneration.add(1, ordering: .releasing)
+        logger.info("plugin swapped", metadata: ["plugin": "\(newPlugin.id)"])
     }
 
-    /// Starts the source and the engine's threads.
+    /// The plugin in use (or about to be, after ``setPlugin(_:)``).
+    public var currentPlugin: ScanPlugin { plugin.withLock { $0 } }
+
+    // MARK: - Scanning lifecycle
+
+    /// Starts a scanning session: after the plugin's start delay, every frame is recognised until
+    /// ``stopScanning()``, ``abortScanning()``, the plugin's scan timeout or, with cancelOnResult, its first
+    /// completed result. Starts the engine first when it is not running. Emits ``ScanEvent/scanningStarted(plugin:)``.
+    ///
+    /// Calling it while a session is under way changes nothing; the reason is logged.
+    public func startScanning() throws {
+        if case .idle = phase.withLock({ $0 }) {
+            try start()
+            return
+        }
+        let current = currentPlugin
+        transition { $0.start(plugin: current, now: .now()) }
+    }
+
+    /// Ends the scanning session; the camera keeps streaming. Emits ``ScanEvent/scanningStopped(_:)`` with
+    /// ``ScanStopReason/requested``.
+    public func stopScanning() {
+        transition { $0.stop(.requested) }
+    }
+
+    /// Pauses recognition: the camera keeps streaming, frames are released unrecognised (the ring drains), and the
+    /// start delay and scan timeout stand still. Emits ``ScanEvent/scanningPaused``.
+    public func pauseScanning() {
+        transition { $0.pause(now: .now()) }
+    }
+
+    /// Resumes recognition after ``pauseScanning()``. Emits ``ScanEvent/scanningResumed``.
+    public func resumeScanning() {
+        transition { $0.resume(now: .now()) }
+    }
+
+    /// Ends the scanning session and discards the reports not yet delivered (they count as dropped events). Emits
+    /// ``ScanEvent/scanningAborted``.
+    public func abortScanning() {
+        transition { $0.abort() }
+    }
+
+    /// Runs a lifecycle transition and performs its actions while holding the lifecycle lock, so that its events
+    /// are queued in the same order as the state changes, and no report of a session is queued after the event that
+    /// ends it (the recognition thread queues reports under the same lock). The actions only queue events and bump
+    /// counters: nothing under the lock blocks.
+    private func transition(_ change: (inout ScanningStateMachine) -> ScanningStateMachine.Outcome) {
+        let ignored: String? = lifecycle.withLock { machine in
+            switch change(&machine) {
+            case .invalid(let reason): return reason
+            case .actions(let actions):
+                perform(actions)
+                return nil
+            }
+        }
+        if let ignored { logger.notice("lifecycle call ignored", metadata: ["reason": "\(ignored)"]) }
+    }
+
+    private func perform(_ actions: [ScanningStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .emit(let event):
+                emit(event)
+            case .resetRecognizer:
+                pluginGeneration.add(1, ordering: .releasing)
+            case .discardUndelivered:
+                _ = delivery.discardPending()
+            }
+        }
+    }
+
+    // MARK: - Engine
+
+    /// Starts the source and the engine's threads, and a scanning session with the current plugin.
     ///
     /// - Throws: the source's error when it cannot start (for a camera, a `CaptureError` that names the device and
     ///   the call), or ``LumaScanError/Code/invalidState`` when the engine was already started.
@@ -171,6 +256,8 @@ public final class ScanEngine: Sendable {
                 "scanning started",
                 metadata: ["source": "\(source.name)", "format": "\(source.format)", "ring": "\(ring.capacity)"])
             emit(.started(source: source.name, format: source.format))
+            let current = currentPlugin
+            transition { $0.start(plugin: current, now: .now()) }
             let threads = [
                 NativeThread(name: "lumascan-capture") { [self] in captureLoop(producer.take()) },
                 NativeThread(name: "lumascan-recog") { [self] in recognitionLoop(consumer.take()) },
@@ -282,7 +369,16 @@ public final class ScanEngine: Sendable {
         if stopRequested.load(ordering: .acquiring), case .endOfInput = reason {
             reason = .requested
         }
-        logger.info("scanning stopped", metadata: ["reason": "\(reason.name)", "source": "\(source.name)"])
+        let scanReason: ScanStopReason
+        switch reason {
+        case .requested: scanReason = .requested
+        case .endOfInput: scanReason = .endOfInput
+        case .error: scanReason = .error
+        }
+        lifecycle.withLock { machine in
+            if case .actions(let actions) = machine.stop(scanReason) { perform(actions) }
+        }
+        logger.info("engine stopped", metadata: ["reason": "\(reason.name)", "source": "\(source.name)"])
         emit(.stopped(reason), terminal: true)
     }
 
@@ -357,51 +453,66 @@ public final class ScanEngine: Sendable {
 
     // MARK: - Recognition thread
 
-    private func recognitionLoop(_ consumer: consuming FrameRing.Consumer) {
-        var recognizers: [any Recognizer] = []
+    /// What the recognition thread keeps between frames.
+    private struct RecognitionState {
+        var plugin: ScanPlugin?
         var generation = -1
         var extractor: LumaExtractor?
         var reports: [ScanReport] = []
-        reports.reserveCapacity(64)
+        var lastDistance: DistanceStatus?
+    }
+
+    private func recognitionLoop(_ consumer: consuming FrameRing.Consumer) {
+        var state = RecognitionState()
+        state.reports.reserveCapacity(64)
         while true {
             if stopRequested.load(ordering: .acquiring) { break }
+            tick()
             guard let frame = consumer.pop() else {
                 if captureFinished.load(ordering: .acquiring) {
                     // Capture has stopped; anything it pushed before the flag is visible now.
                     guard let last = consumer.pop() else { break }
-                    process(last, consumer: consumer, recognizers: &recognizers, generation: &generation,
-                        extractor: &extractor, reports: &reports)
+                    process(last, consumer: consumer, state: &state)
                     continue
                 }
                 frameAvailable.wait(milliseconds: 50)
                 continue
             }
-            process(frame, consumer: consumer, recognizers: &recognizers, generation: &generation,
-                extractor: &extractor, reports: &reports)
+            process(frame, consumer: consumer, state: &state)
         }
         recognitionExited.store(true, ordering: .releasing)
     }
 
-    private func process(
-        _ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, recognizers: inout [any Recognizer],
-        generation: inout Int, extractor: inout LumaExtractor?, reports: inout [ScanReport]
-    ) {
-        let currentGeneration = recognizerGeneration.load(ordering: .acquiring)
-        if currentGeneration != generation {
-            if let replacement = pendingRecognizers.withLock({ $0 }) { recognizers = replacement.list }
-            for recognizer in recognizers { recognizer.reset() }
-            generation = currentGeneration
+    /// Lets the lifecycle check its scan timeout, even when no frame arrives.
+    private func tick() {
+        lifecycle.withLock { machine in
+            let actions = machine.tick(now: .now())
+            if !actions.isEmpty { perform(actions) }
         }
+    }
+
+    private func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState) {
         defer { consumer.release(frame.bufferIndex) }
+        let currentGeneration = pluginGeneration.load(ordering: .acquiring)
+        if currentGeneration != state.generation {
+            let current = plugin.withLock { $0 }
+            current.recognizer.reset()
+            state.plugin = current
+            state.generation = currentGeneration
+            state.lastDistance = nil
+        }
         let metadata = frame.metadata
+        // While paused, stopped or waiting for the start delay, frames are released unrecognised: the ring drains.
+        let session: Int? = lifecycle.withLock { $0.recognises(at: metadata.dequeueTime) ? $0.session : nil }
+        guard let session, let current = state.plugin else { return }
         if metadata.driverFlaggedError {
             counters.corrupt.add(1, ordering: .relaxed)
             return
         }
-        if extractor?.format != metadata.format {
-            extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
+        if state.extractor?.format != metadata.format {
+            state.extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
         }
-        guard let extractor else { return }
+        guard let extractor = state.extractor else { return }
         let lumaStart = MonotonicInstant.now()
         let luma: LumaView
         do {
@@ -412,14 +523,51 @@ public final class ScanEngine: Sendable {
             return
         }
         let recognitionStart = MonotonicInstant.now()
-        reports.removeAll(keepingCapacity: true)
-        for recognizer in recognizers { recognizer.process(luma, metadata: metadata, into: &reports) }
+        state.reports.removeAll(keepingCapacity: true)
+        current.recognizer.process(luma, metadata: metadata, into: &state.reports)
         let end = MonotonicInstant.now()
         counters.lumaNanoseconds.add(recognitionStart.nanoseconds - lumaStart.nanoseconds, ordering: .relaxed)
         counters.recognitionNanoseconds.add(end.nanoseconds - recognitionStart.nanoseconds, ordering: .relaxed)
         counters.pipelineNanoseconds.add(end.since(metadata.dequeueTime).nanosecondsClamped, ordering: .relaxed)
-        counters.reports.add(UInt64(reports.count), ordering: .relaxed)
-        for report in reports { emit(.report(report)) }
+        counters.reports.add(UInt64(state.reports.count), ordering: .relaxed)
+
+        var completed = false
+        var located: ScanReport?
+        for report in state.reports {
+            if report.reportType == .completedResult { completed = true }
+            if located == nil && !report.polygon.isEmpty { located = report }
+        }
+        // Queue the frame's events only if its session is still under way, under the lifecycle lock, so that nothing
+        // of a session follows the event that ended it.
+        lifecycle.withLock { machine in
+            guard machine.isActive && machine.session == session else { return }
+            queueEvents(of: current, frame: metadata, frameSize: luma.size, completed: completed, located: located,
+                machine: &machine, state: &state)
+        }
+    }
+
+    private func queueEvents(
+        of current: ScanPlugin, frame metadata: FrameMetadata, frameSize: Size, completed: Bool, located: ScanReport?,
+        machine: inout ScanningStateMachine, state: inout RecognitionState
+    ) {
+        if let located {
+            let distance = current.distanceBounds.status(of: located.polygon, frameWidth: frameSize.width)
+            if distance != state.lastDistance {
+                state.lastDistance = distance
+                let normalized = located.polygon.map {
+                    Point(x: $0.x / Double(max(1, frameSize.width)), y: $0.y / Double(max(1, frameSize.height)))
+                }
+                emit(.detection(Detection(
+                    recognizerID: located.recognizerID, polygon: located.polygon, normalizedPolygon: normalized,
+                    distance: distance, frameIndex: metadata.index)))
+            }
+        }
+        for report in state.reports { emit(.report(report)) }
+        if completed && current.cancelOnResult {
+            // A parallel composite cancels once every member has completed.
+            let done = (current.recognizer as? CompositeRecognizer)?.hasCompleted ?? true
+            if done { perform(machine.completed(cancels: true)) }
+        }
     }
 
     // MARK: - Delivery thread
@@ -436,6 +584,9 @@ public final class ScanEngine: Sendable {
                 switch event {
                 case .started(let source, let format): delegate.scanEngine(self, didStartOn: source, format: format)
                 case .report(let report): delegate.scanEngine(self, didReport: report)
+                case .detection(let detection): delegate.scanEngine(self, didDetect: detection)
+                case .scanningStarted, .scanningStopped, .scanningPaused, .scanningResumed, .scanningAborted:
+                    delegate.scanEngine(self, scanningDidChange: event)
                 case .sourceFailed(let failure): delegate.scanEngine(self, sourceDidFail: failure)
                 case .sourceRecovered(let source, let attempts):
                     delegate.scanEngine(self, sourceDidRecover: source, attempts: attempts)

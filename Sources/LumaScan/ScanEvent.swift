@@ -47,17 +47,55 @@ public struct SourceFailure: Hashable, Sendable {
     }
 }
 
+/// A code located in a frame, with how far it seems to be (TireTread's detection and `onDistanceChanged`).
+public struct Detection: Hashable, Sendable {
+    /// The recognizer that located the code.
+    public var recognizerID: String
+    /// The code's polygon in frame pixels.
+    public var polygon: [Point]
+    /// The same polygon with coordinates divided by the frame's width and height (0–1).
+    public var normalizedPolygon: [Point]
+    /// How far the code seems to be, from its size against the plugin's ``DistanceBounds``.
+    public var distance: DistanceStatus
+    /// LumaScan's index of the frame.
+    public var frameIndex: UInt64
+
+    /// Creates a detection.
+    public init(
+        recognizerID: String, polygon: [Point], normalizedPolygon: [Point], distance: DistanceStatus,
+        frameIndex: UInt64
+    ) {
+        self.recognizerID = recognizerID
+        self.polygon = polygon
+        self.normalizedPolygon = normalizedPolygon
+        self.distance = distance
+        self.frameIndex = frameIndex
+    }
+}
+
 /// Everything the engine tells its delegate and its ``ScanEngine/events`` sequence, in the order it happened.
 public enum ScanEvent: Hashable, Sendable {
-    /// Scanning started on `source`, whose frames have `format`.
+    /// The engine started: the camera (or other source) streams `format` frames.
     case started(source: String, format: FrameFormat)
+    /// A scanning session started with the plugin `plugin`.
+    case scanningStarted(plugin: String)
+    /// The scanning session ended; the camera keeps streaming until the engine stops.
+    case scanningStopped(ScanStopReason)
+    /// Scanning paused: frames stream on but are not recognised.
+    case scanningPaused
+    /// Scanning resumed after a pause.
+    case scanningResumed
+    /// Scanning was aborted: reports not yet delivered were discarded.
+    case scanningAborted
+    /// A code was located and its distance status changed.
+    case detection(Detection)
     /// A recognizer reported on a frame.
     case report(ScanReport)
     /// The source failed; the engine does what the failure's action says.
     case sourceFailed(SourceFailure)
     /// The source works again after a failure (the stream restarted or the device reopened), after `attempts` tries.
     case sourceRecovered(source: String, attempts: Int)
-    /// Scanning stopped; no event follows.
+    /// The engine stopped; no event follows.
     case stopped(StopReason)
 }
 
@@ -70,8 +108,12 @@ public enum ScanEvent: Hashable, Sendable {
 ///   bounded queue, and events that do not fit are dropped and counted in ``ScanStatistics/eventsDropped``. A slow
 ///   delegate never stalls capture or recognition.
 public protocol ScanEngineDelegate: AnyObject, Sendable {
-    /// Scanning started on `source`, whose frames have `format`.
+    /// The engine started: the source streams `format` frames.
     func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat)
+    /// A scanning session started, paused, resumed, stopped or was aborted (one of the `scanning…` events).
+    func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent)
+    /// A code was located and its distance status changed.
+    func scanEngine(_ engine: ScanEngine, didDetect detection: Detection)
     /// A recognizer reported on a frame.
     func scanEngine(_ engine: ScanEngine, didReport report: ScanReport)
     /// The source failed; `failure.action` says what the engine does next.
@@ -85,6 +127,10 @@ public protocol ScanEngineDelegate: AnyObject, Sendable {
 extension ScanEngineDelegate {
     /// Does nothing.
     public func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {}
+    /// Does nothing.
+    public func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent) {}
+    /// Does nothing.
+    public func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) {}
     /// Does nothing.
     public func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {}
     /// Does nothing.

@@ -45,6 +45,8 @@ final class RecordingDelegate: ScanEngineDelegate, @unchecked Sendable {
         record(.started(source: source, format: format))
     }
     func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) { record(.report(report)) }
+    func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent) { record(event) }
+    func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) { record(.detection(detection)) }
     func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) { record(.sourceFailed(failure)) }
     func scanEngine(_ engine: ScanEngine, sourceDidRecover source: String, attempts: Int) {
         record(.sourceRecovered(source: source, attempts: attempts))
@@ -90,7 +92,8 @@ struct ScanEngineTests {
         #expect(reports.allSatisfy { $0.recognizerID == "mean" && $0.reportType == .completedResult })
         let events = delegate.events.withLock { $0 }
         #expect(events.first == .started(source: "synthetic", format: source.format))
-        #expect(events.last == .stopped(.endOfInput))
+        #expect(events.dropFirst().first == .scanningStarted(plugin: "mean"))
+        #expect(events.suffix(2) == [.scanningStopped(.endOfInput), .stopped(.endOfInput)])
         #expect(await streamed.value == events, "the event sequence carries what the delegate got, in order")
         let statistics = engine.statistics
         #expect(statistics.framesCaptured == 5)
@@ -98,7 +101,7 @@ struct ScanEngineTests {
         #expect(statistics.framesDroppedByRing == 0)
         #expect(statistics.framesInFlight == 0)
         #expect(statistics.reports == 5)
-        #expect(statistics.eventsDelivered == 7)
+        #expect(statistics.eventsDelivered == 9)
     }
 
     @Test("a live source faster than recognition drops the oldest frames, and the accounting adds up")
@@ -142,7 +145,9 @@ struct ScanEngineTests {
         await engine.finished()
         let statistics = engine.statistics
         #expect(statistics.eventsDropped > 0)
-        #expect(statistics.eventsDelivered + statistics.eventsDropped == 202, "started + 200 reports + stopped")
+        #expect(
+            statistics.eventsDelivered + statistics.eventsDropped == 204,
+            "started, scanningStarted, 200 reports, scanningStopped, stopped")
         #expect(delegate.events.withLock { $0.last } == .stopped(.endOfInput))
     }
 
@@ -200,7 +205,7 @@ struct ScanEngineTests {
 
     @Test("swapping recognizers mid-stream: every frame is processed by exactly one set")
     func hotSwap() async throws {
-        let source = SyntheticSource(images: flatImages([3]), frameCount: 400, fps: 2000)
+        let source = SyntheticSource(images: flatImages([3]), frameCount: 400, fps: 500)
         let first = MeanLumaRecognizer(id: "first")
         let second = MeanLumaRecognizer(id: "second")
         let engine = ScanEngine(source: source, recognizers: [first], logger: testLogger)
@@ -208,7 +213,7 @@ struct ScanEngineTests {
         engine.delegate = delegate
         try engine.start()
         while engine.statistics.framesProcessed < 100 { try await Task.sleep(for: .milliseconds(2)) }
-        engine.setRecognizers([second])
+        engine.setPlugin(ScanPlugin(id: "second", recognizer: second, scanTimeout: nil))
         await engine.finished()
         let byFirst = first.seen.withLock { $0 }
         let bySecond = second.seen.withLock { $0 }
@@ -217,6 +222,7 @@ struct ScanEngineTests {
         #expect(byFirst.count + bySecond.count == 400)
         #expect((byFirst.max() ?? 0) < (bySecond.min() ?? 0), "the swap happens between two frames")
         #expect(second.resets.load(ordering: .relaxed) == 1, "a swapped-in recognizer starts fresh")
+        #expect(engine.currentPlugin.id == "second")
         let ids = delegate.reports.map(\.recognizerID)
         #expect(ids.firstIndex(of: "second").map { index in ids[index...].allSatisfy { $0 == "second" } } == true)
     }
