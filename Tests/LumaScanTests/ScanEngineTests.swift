@@ -9,17 +9,23 @@ final class MeanLumaRecognizer: Recognizer, @unchecked Sendable {
     let id: String
     let delay: Duration
     let seen = Mutex<[UInt64]>([])
+    let seenDequeueTimes = Mutex<[MonotonicInstant]>([])
     let resets = Atomic<Int>(0)
+    /// Called on the recognition thread with each frame's index, before the frame is read.
+    let onFrame: (@Sendable (UInt64) -> Void)?
 
-    init(id: String = "mean", delay: Duration = .zero) {
+    init(id: String = "mean", delay: Duration = .zero, onFrame: (@Sendable (UInt64) -> Void)? = nil) {
         self.id = id
         self.delay = delay
+        self.onFrame = onFrame
     }
 
     func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        onFrame?(metadata.index)
         var sum = 0
         for y in 0..<luma.height { for x in 0..<luma.width { sum += Int(luma[x, y]) } }
         seen.withLock { $0.append(metadata.index) }
+        seenDequeueTimes.withLock { $0.append(metadata.dequeueTime) }
         if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.nanosecondsClamped) / 1e9) }
         reports.append(
             ScanReport(.completedResult, .ok, recognizerID: id, frame: metadata, text: "\(sum / (luma.width * luma.height))"))
@@ -205,22 +211,28 @@ struct ScanEngineTests {
 
     @Test("swapping recognizers mid-stream: every frame is processed by exactly one set")
     func hotSwap() async throws {
-        let source = SyntheticSource(images: flatImages([3]), frameCount: 400, fps: 500)
-        let first = MeanLumaRecognizer(id: "first")
+        let source = SyntheticSource(images: flatImages([3]), frameCount: 400, fps: 2000)
         let second = MeanLumaRecognizer(id: "second")
+        let engineBox = Mutex<ScanEngine?>(nil)
+        // The swap is requested from the recognition thread itself while frame 100 is being recognised, the
+        // hardest moment: frame 100 must still be the first recognizer's, frame 101 the second's.
+        let first = MeanLumaRecognizer(id: "first") { index in
+            if index == 100 {
+                engineBox.withLock { $0 }?.setPlugin(ScanPlugin(id: "second", recognizer: second, scanTimeout: nil))
+            }
+        }
         let engine = ScanEngine(source: source, recognizers: [first], logger: testLogger)
+        engineBox.withLock { $0 = engine }
         let delegate = RecordingDelegate()
         engine.delegate = delegate
         try engine.start()
-        while engine.statistics.framesProcessed < 100 { try await Task.sleep(for: .milliseconds(2)) }
-        engine.setPlugin(ScanPlugin(id: "second", recognizer: second, scanTimeout: nil))
         await engine.finished()
         let byFirst = first.seen.withLock { $0 }
         let bySecond = second.seen.withLock { $0 }
         #expect(!byFirst.isEmpty && !bySecond.isEmpty)
         #expect(Set(byFirst).isDisjoint(with: bySecond))
         #expect(byFirst.count + bySecond.count == 400)
-        #expect((byFirst.max() ?? 0) < (bySecond.min() ?? 0), "the swap happens between two frames")
+        #expect(byFirst.max() == 100 && bySecond.min() == 101, "the swap happens between two frames")
         #expect(second.resets.load(ordering: .relaxed) == 1, "a swapped-in recognizer starts fresh")
         #expect(engine.currentPlugin.id == "second")
         let ids = delegate.reports.map(\.recognizerID)
