@@ -1,0 +1,129 @@
+#ifndef LV_BARCODE_H
+#define LV_BARCODE_H
+// CLumaVision barcode scanning: one zbar image scanner behind an opaque handle.
+//
+// Every function returns 0 or a count on success and a negative errno-style code on failure (-EINVAL for bad
+// arguments, -ENOMEM when memory ran out, -EIO for any other failure inside zbar or OpenCV). Nothing throws.
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Symbologies, numbered as zbar's `zbar_symbol_type_t` (the shim checks this with static_asserts).
+enum {
+    LV_SYM_EAN8 = 8,
+    LV_SYM_UPCE = 9,
+    LV_SYM_ISBN10 = 10,
+    LV_SYM_UPCA = 12,
+    LV_SYM_EAN13 = 13,
+    LV_SYM_ISBN13 = 14,
+    LV_SYM_I25 = 25,
+    LV_SYM_DATABAR = 34,
+    LV_SYM_DATABAR_EXP = 35,
+    LV_SYM_CODABAR = 38,
+    LV_SYM_CODE39 = 39,
+    LV_SYM_QRCODE = 64,
+    LV_SYM_CODE93 = 93,
+    LV_SYM_CODE128 = 128,
+};
+
+/// Orientation of a symbol, as zbar reports it.
+enum {
+    LV_ORIENT_UNKNOWN = -1,  ///< unknown
+    LV_ORIENT_UP = 0,        ///< upright, read left to right
+    LV_ORIENT_RIGHT = 1,     ///< sideways, read top to bottom
+    LV_ORIENT_DOWN = 2,      ///< upside down, read right to left
+    LV_ORIENT_LEFT = 3,      ///< sideways, read bottom to top
+};
+
+/// Corners in a result's polygon.
+#define LV_BARCODE_MAX_POINTS 4
+
+/// One code read from a frame.
+typedef struct lv_barcode_result {
+    /// The symbology (`LV_SYM_*`).
+    int32_t symbology;
+    /// zbar's quality: for linear codes roughly how many scan lines decoded it; 1 for QR.
+    int32_t quality;
+    /// `LV_ORIENT_*`.
+    int32_t orientation;
+    /// How many of `points` are set (0...LV_BARCODE_MAX_POINTS).
+    int32_t point_count;
+    /// Where the payload starts in the caller's data buffer.
+    uint32_t data_offset;
+    /// The payload's length in bytes.
+    uint32_t data_length;
+    /// Corners in frame pixels, `x0, y0, x1, y1, ...`: zbar's own four corners for QR codes; for linear codes the
+    /// rotated rectangle enclosing every scan-line point zbar located.
+    float points[2 * LV_BARCODE_MAX_POINTS];
+} lv_barcode_result;
+
+/// Two zbar image scanners (linear codes, QR codes) with their scratch planes. Use one per recognizer, from one
+/// thread at a time: zbar keeps per-scanner state and is not thread-safe for a shared scanner.
+typedef struct lv_barcode_scanner lv_barcode_scanner;
+
+/// Creates a scanner with every symbology this header names enabled, zbar's default lengths, density 1, 1 and QR
+/// downscale 1.
+/// Returns NULL when memory ran out.
+lv_barcode_scanner *lv_barcode_scanner_create(void);
+
+/// Destroys a scanner; NULL is ignored.
+void lv_barcode_scanner_destroy(lv_barcode_scanner *scanner);
+
+/// Disables every symbology (call before enabling the ones wanted).
+int lv_barcode_scanner_disable_all(lv_barcode_scanner *scanner);
+
+/// Enables or disables `symbology` (`LV_SYM_*`) and sets the payload lengths it accepts.
+///
+/// `min_length` and `max_length` count payload bytes; a negative value keeps zbar's default for that bound, and
+/// `max_length` 0 means no upper bound. zbar applies lengths itself to variable-length symbologies (I2of5, Codabar,
+/// Code 39, Code 93, Code 128); the shim also filters every result by them, so fixed-length symbologies obey them too.
+int lv_barcode_scanner_configure(lv_barcode_scanner *scanner, int symbology, int enable, int min_length,
+                                 int max_length);
+
+/// Sets how densely linear codes are sampled in camera frames: one horizontal scan line per `y` rows and one
+/// vertical scan line per `x` columns (0 disables that direction; 1, 1 is zbar's own full scan).
+///
+/// Above 1, a scan line is the average of the `y` rows (or `x` columns) it stands for, not one of them: the frame is
+/// box-shrunk along one axis into a scratch plane that zbar reads along the other axis only. Bars stay sharp along
+/// the line, sensor noise (each noisy pixel is an edge zbar's decoders must reject) drops by sqrt(density), and zbar
+/// reads 1/density of the pixels per direction.
+int lv_barcode_scanner_set_density(lv_barcode_scanner *scanner, int x, int y);
+
+/// Sets the factor (1...4) by which QR codes are read on a box-shrunk, lightly smoothed copy of the frame, at zbar's
+/// density 1. 2 quarters the pixels zbar reads and halves sensor noise; codes whose modules stay about 2 px wide
+/// after shrinking still read. Default 1 (full resolution, no copy, no smoothing).
+int lv_barcode_scanner_set_qr_downscale(lv_barcode_scanner *scanner, int factor);
+
+/// Scans one camera frame for codes inside the region of interest `roi_*` (clamped to the frame; a zero width or
+/// height means the whole frame), with the configured density and QR downscale.
+///
+/// `luma` holds `stride * (height - 1) + width` bytes and is only read. Payloads are copied into `data` (capacity
+/// `data_capacity` bytes, each payload NUL-terminated); up to `max_results` results are written to `results`. A code
+/// whose payload does not fit is dropped, as is a code centred outside the region, and a code already found by an
+/// earlier pass over the same frame. Returns the number of results.
+///
+/// Scratch planes are allocated once and grown only for a larger frame; inside a scan, OpenCV (resize, blur) and
+/// zbar (QR finder) may still take small temporary buffers. Nothing the caller sees is allocated.
+int lv_barcode_scan(lv_barcode_scanner *scanner, const uint8_t *luma, int width, int height, size_t stride,
+                    int roi_x, int roi_y, int roi_w, int roi_h, lv_barcode_result *results, int max_results,
+                    uint8_t *data, size_t data_capacity);
+
+/// Scans a still image harder than `lv_barcode_scan`: every row and column at full resolution (zbar density 1, 1,
+/// no binning, no QR downscale); when nothing is found, again on a 2x bilinear upscale (for small codes, when the
+/// upscale stays within 16 megapixels), then on a copy smoothed (Gaussian, sigma 1) and contrast-stretched to 0...255
+/// (for dim, washed-out or noisy photos). The first pass that finds anything wins. The configured density and QR
+/// downscale are not changed.
+int lv_barcode_scan_still(lv_barcode_scanner *scanner, const uint8_t *luma, int width, int height, size_t stride,
+                          int roi_x, int roi_y, int roi_w, int roi_h, lv_barcode_result *results, int max_results,
+                          uint8_t *data, size_t data_capacity);
+
+/// zbar's name for a symbology (`"EAN-13"`, `"QR-Code"`, ...), static storage.
+const char *lv_barcode_symbology_name(int symbology);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

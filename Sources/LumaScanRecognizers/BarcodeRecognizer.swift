@@ -1,0 +1,219 @@
+import CLumaVision
+import Logging
+import LumaScanCore
+
+/// Reads barcodes and QR codes with zbar, frame by frame, and reports each code once per appearance.
+///
+/// For each frame, every code read that passes the configuration's filters (enabled symbology, payload length,
+/// region of interest, consistency count, duplicate interval) becomes a `.completedResult` / `.ok` report with the
+/// symbology, the payload as text and bytes, and the code's polygon in frame pixels. When a frame yields no such
+/// report, the recognizer makes exactly one `.inProgress` / `.unreadable` report — also when it read a code that
+/// was filtered out (a duplicate, or one not yet read in enough frames).
+///
+/// Time is the frames' capture time (``FrameMetadata/captureTime``), so recorded or synthetic streams filter as a
+/// live one would. See ``BarcodeConfiguration`` for the symbology conventions (UPC-A, ISBN).
+///
+/// Scanning a frame with no code allocates nothing on the Swift side: the result and payload buffers are allocated
+/// once, and the caller keeps `reports`' capacity between frames.
+public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
+    // SAFETY (Sendable): the engine calls `process` and `reset` on its recognition thread only, one frame at a
+    // time (see `Recognizer`); the mutable state (zbar scanner, buffers, tracks) is touched only from there.
+
+    /// The recognizer's id (``BarcodeConfiguration/id``).
+    public let id: String
+    /// The configuration the recognizer was built with.
+    public let configuration: BarcodeConfiguration
+
+    /// How many results one frame can yield; further codes in the same frame are ignored.
+    public static let maximumResultsPerFrame = 64
+    /// Bytes of payload one frame can yield (a QR code holds at most 2953 bytes).
+    static let payloadCapacity = 64 * 1024
+
+    private let logger: Logger
+    private let scanner: OpaquePointer
+    private let results: UnsafeMutablePointer<lv_barcode_result>
+    private let payloads: UnsafeMutablePointer<UInt8>
+    private let enabled: Set<Symbology>
+    private let duplicateNanoseconds: UInt64
+    private var tracks: [TrackKey: Track] = [:]
+    private var failures = 0
+    private var qrDownscale: Int32 = 1
+    private var density = BarcodeConfiguration.ScanDensity(x: 1, y: 1)
+
+    private struct TrackKey: Hashable {
+        var symbology: Symbology
+        var bytes: [UInt8]
+    }
+
+    /// One code's current appearance.
+    private struct Track {
+        var lastSeen: MonotonicInstant
+        var lastFrame: UInt64
+        var reads: Int
+        var reported: Bool
+    }
+
+    /// Builds a recognizer; throws ``LumaScanError`` (`.invalidConfiguration`) when ``BarcodeConfiguration/validate()``
+    /// fails, or (`.unsupported`) when zbar cannot be set up.
+    public init(configuration: BarcodeConfiguration = .init(), logger: Logger) throws {
+        try configuration.validate()
+        guard let scanner = lv_barcode_scanner_create() else {
+            throw LumaScanError(.unsupported, "barcode: cannot create a zbar image scanner")
+        }
+        self.scanner = scanner
+        self.configuration = configuration
+        self.id = configuration.id
+        self.logger = logger
+        enabled = Set(configuration.symbologies)
+        duplicateNanoseconds = UInt64(configuration.duplicateInterval * 1e9)
+        // SAFETY: written only by the shim within the capacities passed with them, freed in deinit.
+        results = .allocate(capacity: Self.maximumResultsPerFrame)
+        payloads = .allocate(capacity: Self.payloadCapacity)
+        tracks.reserveCapacity(16)
+
+        var status = lv_barcode_scanner_disable_all(scanner)
+        for symbology in Symbology.allCases where status == 0 {
+            let isEnabled = enabled.contains(symbology)
+            status = lv_barcode_scanner_configure(
+                scanner, Self.zbarType(of: symbology), isEnabled ? 1 : 0,
+                Int32(configuration.minLength[symbology] ?? -1), Int32(configuration.maxLength[symbology] ?? -1))
+        }
+        guard status == 0 else {
+            // deinit does not run for a partly initialised object that throws, so free here.
+            lv_barcode_scanner_destroy(scanner)
+            results.deallocate()
+            payloads.deallocate()
+            throw LumaScanError(.unsupported, "barcode: zbar refused the configuration (\(status))")
+        }
+    }
+
+    deinit {
+        lv_barcode_scanner_destroy(scanner)
+        results.deallocate()
+        payloads.deallocate()
+    }
+
+    /// Reads `luma` and appends its reports to `reports`; see the type's documentation for what is reported.
+    public func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        let region = configuration.regionOfInterest?.rect(in: luma.size) ?? luma.bounds
+        let before = reports.count
+        defer {
+            if reports.count == before {
+                reports.append(ScanReport(.inProgress, .unreadable, recognizerID: id, frame: metadata))
+            }
+        }
+        guard !region.isEmpty else { return }
+        let downscale = Int32(
+            configuration.qrDownscale ?? BarcodeConfiguration.automaticQRDownscale(forHeight: luma.height))
+        if downscale != qrDownscale, lv_barcode_scanner_set_qr_downscale(scanner, downscale) == 0 {
+            qrDownscale = downscale
+        }
+        let wanted = configuration.scanDensity ?? BarcodeConfiguration.automaticScanDensity(forHeight: luma.height)
+        if wanted != density, lv_barcode_scanner_set_density(scanner, Int32(wanted.x), Int32(wanted.y)) == 0 {
+            density = wanted
+        }
+        let scan = configuration.stillImage ? lv_barcode_scan_still : lv_barcode_scan
+        // SAFETY: `luma` is valid for this call (LumaView's contract); the shim only reads it.
+        let count = scan(
+            scanner, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, Int32(region.x),
+            Int32(region.y), Int32(region.width), Int32(region.height), results, Int32(Self.maximumResultsPerFrame),
+            payloads, Self.payloadCapacity)
+        guard count >= 0 else {
+            failures += 1
+            if failures == 1 || failures % 1000 == 0 {
+                logger.error(
+                    "zbar scan failed",
+                    metadata: ["status": "\(count)", "failures": "\(failures)", "recognizer": "\(id)"])
+            }
+            return
+        }
+        if !configuration.stillImage { expireTracks(now: metadata.captureTime) }
+        for index in 0..<Int(count) {
+            let result = results[index]
+            guard let symbology = Self.symbology(ofZBarType: result.symbology), enabled.contains(symbology) else {
+                continue
+            }
+            // SAFETY: the shim wrote this payload at data_offset..<data_offset + data_length, inside `payloads`.
+            let bytes = Array(
+                UnsafeBufferPointer(start: payloads + Int(result.data_offset), count: Int(result.data_length)))
+            if !configuration.stillImage && !shouldReport(symbology: symbology, bytes: bytes, metadata: metadata) {
+                continue
+            }
+            let polygon = withUnsafeBytes(of: result.points) { raw in
+                let floats = raw.bindMemory(to: Float.self)
+                return (0..<Int(result.point_count)).map {
+                    Point(x: Double(floats[2 * $0]), y: Double(floats[2 * $0 + 1]))
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            logger.debug(
+                "code read",
+                metadata: ["recognizer": "\(id)", "symbology": "\(symbology.rawValue)", "frame": "\(metadata.index)"])
+            reports.append(
+                ScanReport(
+                    .completedResult, .ok, recognizerID: id, frame: metadata, symbology: symbology, text: text,
+                    bytes: bytes, polygon: polygon))
+        }
+    }
+
+    /// Forgets every code seen, so each is reported again at its next consistent read.
+    public func reset() {
+        tracks.removeAll(keepingCapacity: true)
+    }
+
+    /// Drops the tracks of codes absent for longer than the duplicate interval. Allocates only when one is dropped.
+    private func expireTracks(now: MonotonicInstant) {
+        guard !tracks.isEmpty else { return }
+        let interval = duplicateNanoseconds
+        func expired(_ track: Track) -> Bool { now.since(track.lastSeen).nanosecondsClamped > interval }
+        if tracks.values.contains(where: expired) { tracks = tracks.filter { !expired($0.value) } }
+    }
+
+    /// Counts a read of a code in this frame; true when it is to be reported now.
+    private func shouldReport(symbology: Symbology, bytes: [UInt8], metadata: FrameMetadata) -> Bool {
+        let key = TrackKey(symbology: symbology, bytes: bytes)
+        let now = metadata.captureTime
+        let needed = configuration.consistency(for: symbology)
+        if var track = tracks[key], now.since(track.lastSeen).nanosecondsClamped <= duplicateNanoseconds {
+            // The same appearance: count each frame once (a frame can show the same code twice).
+            guard track.lastFrame != metadata.index else { return false }
+            track.lastSeen = now
+            track.lastFrame = metadata.index
+            track.reads += 1
+            let report = !track.reported && track.reads >= needed
+            if report { track.reported = true }
+            tracks[key] = track
+            return report
+        }
+        let report = needed <= 1
+        tracks[key] = Track(lastSeen: now, lastFrame: metadata.index, reads: 1, reported: report)
+        return report
+    }
+
+    /// zbar's symbol type for a symbology.
+    static func zbarType(of symbology: Symbology) -> Int32 {
+        let value: Int
+        switch symbology {
+        case .ean13: value = LV_SYM_EAN13
+        case .ean8: value = LV_SYM_EAN8
+        case .upcA: value = LV_SYM_UPCA
+        case .upcE: value = LV_SYM_UPCE
+        case .isbn10: value = LV_SYM_ISBN10
+        case .isbn13: value = LV_SYM_ISBN13
+        case .code39: value = LV_SYM_CODE39
+        case .code93: value = LV_SYM_CODE93
+        case .code128: value = LV_SYM_CODE128
+        case .interleaved2of5: value = LV_SYM_I25
+        case .dataBar: value = LV_SYM_DATABAR
+        case .dataBarExpanded: value = LV_SYM_DATABAR_EXP
+        case .codabar: value = LV_SYM_CODABAR
+        case .qrCode: value = LV_SYM_QRCODE
+        }
+        return Int32(value)
+    }
+
+    /// The symbology of a zbar symbol type, or `nil` for one LumaScan does not report.
+    static func symbology(ofZBarType type: Int32) -> Symbology? {
+        Symbology.allCases.first { zbarType(of: $0) == type }
+    }
+}

@@ -1,0 +1,96 @@
+import CLumaVision
+import Glibc
+import LumaScanCore
+import LumaScanTestSupport
+import Testing
+
+/// The `lv_barcode_*` C API of CLumaVision, below what BarcodeRecognizer uses.
+@Suite("lv_barcode_scanner")
+struct LVBarcodeScannerTests {
+    /// Two codes on one canvas: a QR code on the left and a Code 128 on the right.
+    func twoCodes() throws -> LumaImage {
+        let canvas = TestCanvas(width: 640, height: 480, fill: 220)
+        canvas.place(try QRCode("left").render(moduleSize: 4), centre: Point(x: 150, y: 240))
+        canvas.place(Code128.encode("right-side").render(moduleWidth: 2), centre: Point(x: 460, y: 240))
+        return canvas.image
+    }
+
+    func scan(
+        _ image: LumaImage, maxResults: Int = 8, dataCapacity: Int = 1024, roi: Rect? = nil, still: Bool = false
+    ) -> (Int32, [lv_barcode_result], [UInt8]) {
+        guard let scanner = lv_barcode_scanner_create() else { return (-1, [], []) }
+        defer { lv_barcode_scanner_destroy(scanner) }
+        var results = [lv_barcode_result](repeating: lv_barcode_result(), count: max(1, maxResults))
+        var data = [UInt8](repeating: 0, count: max(1, dataCapacity))
+        let region = roi ?? Rect(x: 0, y: 0, width: 0, height: 0)
+        let count = image.withView { view in
+            (still ? lv_barcode_scan_still : lv_barcode_scan)(
+                scanner, view.baseAddress, Int32(view.width), Int32(view.height), view.stride, Int32(region.x),
+                Int32(region.y), Int32(region.width), Int32(region.height), &results, Int32(maxResults), &data,
+                dataCapacity)
+        }
+        return (count, Array(results.prefix(Int(max(0, count)))), data)
+    }
+
+    func text(_ result: lv_barcode_result, _ data: [UInt8]) -> String {
+        String(decoding: data[Int(result.data_offset)..<Int(result.data_offset + result.data_length)], as: UTF8.self)
+    }
+
+    @Test("payloads land NUL-terminated in the caller's buffer, with symbology, quality and four points")
+    func results() throws {
+        let (count, results, data) = scan(try twoCodes())
+        #expect(count == 2)
+        let byText = Dictionary(uniqueKeysWithValues: results.map { (text($0, data), $0) })
+        #expect(byText["left"]?.symbology == Int32(LV_SYM_QRCODE))
+        #expect(byText["right-side"]?.symbology == Int32(LV_SYM_CODE128))
+        for result in results {
+            #expect(result.point_count == 4)
+            #expect(result.quality >= 1)
+            #expect(data[Int(result.data_offset + result.data_length)] == 0)
+        }
+        #expect(byText["left"]?.orientation == Int32(LV_ORIENT_UP))
+        #expect(byText["right-side"]?.orientation == Int32(LV_ORIENT_UP))
+    }
+
+    @Test("result and payload capacity limits")
+    func limits() throws {
+        let image = try twoCodes()
+        #expect(scan(image, maxResults: 1).0 == 1)
+        #expect(scan(image, maxResults: 0).0 == 0)
+        // 11 bytes ("right-side" and its NUL) fit; "left" then does not fit after it, or the reverse.
+        let (count, results, data) = scan(image, dataCapacity: 11)
+        #expect(count == 1)
+        #expect(["left", "right-side"].contains(results.first.map { text($0, data) } ?? ""))
+    }
+
+    @Test("ROI: only the codes centred inside are returned, in frame coordinates")
+    func roi() throws {
+        let (count, results, data) = scan(try twoCodes(), roi: Rect(x: 280, y: 100, width: 360, height: 300))
+        #expect(count == 1)
+        #expect(results.first.map { text($0, data) } == "right-side")
+        if let first = results.first {
+            let xs = withUnsafeBytes(of: first.points) { Array($0.bindMemory(to: Float.self)) }
+            #expect(stride(from: 0, to: 8, by: 2).allSatisfy { xs[$0] > 290 })
+        }
+    }
+
+    @Test("invalid arguments are -EINVAL, never a crash")
+    func invalid() {
+        #expect(lv_barcode_scanner_configure(nil, Int32(LV_SYM_EAN13), 1, -1, -1) == -EINVAL)
+        guard let scanner = lv_barcode_scanner_create() else {
+            Issue.record("no scanner")
+            return
+        }
+        defer { lv_barcode_scanner_destroy(scanner) }
+        #expect(lv_barcode_scanner_configure(scanner, 57, 1, -1, -1) == -EINVAL)  // PDF417: not ours
+        #expect(lv_barcode_scanner_set_density(scanner, 0, 0) == -EINVAL)
+        #expect(lv_barcode_scanner_set_qr_downscale(scanner, 5) == -EINVAL)
+        var results = [lv_barcode_result](repeating: lv_barcode_result(), count: 1)
+        var data = [UInt8](repeating: 0, count: 16)
+        let pixels = [UInt8](repeating: 0, count: 16)
+        #expect(lv_barcode_scan(scanner, pixels, 4, 4, 3, 0, 0, 0, 0, &results, 1, &data, 16) == -EINVAL)
+        #expect(lv_barcode_scan(scanner, nil, 4, 4, 4, 0, 0, 0, 0, &results, 1, &data, 16) == -EINVAL)
+        #expect(lv_barcode_scan(scanner, pixels, 4, 4, 4, 0, 0, 0, 0, &results, 1, &data, 16) == 0)
+        #expect(String(cString: lv_barcode_symbology_name(Int32(LV_SYM_EAN13))) == "EAN-13")
+    }
+}
