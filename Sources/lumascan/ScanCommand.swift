@@ -1,0 +1,235 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LumaScan
+import Logging
+
+/// `lumascan scan`: scan a camera, or image files, and print one JSON line per event.
+struct ScanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Scan a camera or image files for barcodes; print one JSON object per event on stdout.",
+        discussion: """
+            With no --device and no --input, scans the first camera found. Each line on stdout is one JSON event \
+            (schema version \(EventJSON.schemaVersion), see the README); a summary and the statistics go to stderr \
+            at exit. With --input, each image is scanned once in still-image mode (trying harder than on a stream) \
+            and each report carries the image's path.
+            """)
+
+    @Option(help: "The V4L2 device to scan, such as /dev/video0.")
+    var device: String?
+
+    @Option(help: "An image file or a folder of images (PNG, JPEG, PGM, PPM, BMP) to scan instead of a camera.")
+    var input: String?
+
+    @Option(help: "The camera's pixel format (YUYV, UYVY, GREY, NV12, YU12, MJPG); default: the best it offers.")
+    var format: String?
+
+    @Option(help: "The capture size as WxH; the nearest size the camera offers wins.")
+    var size: String?
+
+    @Option(help: "The frame rate to ask the camera for.")
+    var fps: Double?
+
+    @Option(help: "Capture buffers to request from the driver.")
+    var buffers: Int = 4
+
+    @Option(help: "Symbologies to read, comma-separated (\(Symbology.allCases.map(\.rawValue).joined(separator: ","))).")
+    var symbologies: String?
+
+    @Option(help: "Stop after this many frames.")
+    var maxFrames: Int?
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Flag(help: "Stop after the first code read.")
+    var once = false
+
+    @Flag(help: "Print only results (COMPLETED_RESULT and UNSUPPORTED_RESULT reports) and lifecycle events.")
+    var resultsOnly = false
+
+    @Flag(help: "After the last event, print the engine's statistics as one more JSON line (event \"statistics\").")
+    var statistics = false
+
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if device != nil && input != nil { throw ValidationError("--device and --input exclude each other") }
+        if let format, PixelFormat(format) == nil { throw ValidationError("--format: '\(format)' is not a fourcc") }
+        if let size, parseSize(size) == nil { throw ValidationError("--size: '\(size)' is not WxH") }
+        if let fps, !(fps > 0) { throw ValidationError("--fps: must be above 0") }
+        if buffers < 2 || buffers > 32 { throw ValidationError("--buffers: \(buffers) is outside 2...32") }
+        if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames: must be at least 1") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration: must be above 0") }
+        _ = try parsedSymbologies()
+    }
+
+    func run() throws {
+        let logger = try logging.makeLogger(label: "lumascan.scan")
+        var barcode = BarcodeConfiguration()
+        barcode.symbologies = try parsedSymbologies()
+
+        let source: any FrameSource
+        var imageSource: ImageFileSource?
+        if let input {
+            let images = ImageFileSource(path: input, logger: logger)
+            imageSource = images
+            source = images
+            barcode.stillImage = true
+        } else {
+            let path = try device ?? firstCamera(logger: logger)
+            var settings = CameraSettings()
+            settings.pixelFormat = format.flatMap(PixelFormat.init)
+            settings.size = size.flatMap(parseSize)
+            settings.fps = fps
+            settings.bufferCount = buffers
+            source = V4L2Camera(device: path, settings: settings, logger: logger)
+        }
+        let recognizer: BarcodeRecognizer
+        do {
+            recognizer = try BarcodeRecognizer(configuration: barcode, logger: logger)
+        } catch {
+            throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
+        }
+
+        let images = imageSource
+        let plugin = ScanPlugin(id: barcode.id, recognizer: recognizer, cancelOnResult: once, scanTimeout: nil)
+        let engine = ScanEngine(source: source, plugin: plugin, options: .init(frameLimit: maxFrames), logger: logger)
+        let printer = EventPrinter(
+            engine: engine, writer: LineWriter(), resultsOnly: resultsOnly, beepOnResult: plugin.beepOnResult,
+            inputPath: { frame in images?.path(forFrameIndex: frame) })
+        engine.delegate = printer
+
+        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { engine.stop() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        do {
+            try engine.start()
+        } catch {
+            throw CommandFailure(status: ExitStatus.deviceUnavailable, message: "\(error)")
+        }
+        if let duration {
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { engine.stop() }
+        }
+        engine.waitUntilFinished()
+        let final = engine.statistics
+        if statistics { LineWriter().write(EventJSON.line(for: final)) }
+        printer.printSummary(statistics: final)
+        if case .error(let message) = printer.stopReason {
+            throw CommandFailure(status: ExitStatus.failed, message: message)
+        }
+    }
+
+    private func parsedSymbologies() throws -> [Symbology] {
+        guard let symbologies else { return Symbology.allCases }
+        return try symbologies.split(separator: ",").map { name in
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let symbology = Symbology(rawValue: trimmed) else {
+                throw ValidationError(
+                    "--symbologies: '\(trimmed)' is not one of \(Symbology.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return symbology
+        }
+    }
+
+    private func firstCamera(logger: Logger) throws -> String {
+        guard let first = DeviceDiscovery.captureDevices(logger: logger).first else {
+            throw CommandFailure(
+                status: ExitStatus.deviceUnavailable,
+                message: "no camera found (no V4L2 capture node under /dev/video*); use --device or --input")
+        }
+        return first.path
+    }
+}
+
+/// Parses `"WxH"`.
+func parseSize(_ text: String) -> Size? {
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else {
+        return nil
+    }
+    return Size(width: width, height: height)
+}
+
+/// Prints events as JSON lines and keeps what the summary needs.
+final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
+    // SAFETY (Sendable): the engine calls the delegate on its one delivery thread; `printSummary` runs after the
+    // engine finished, so the mutable counters are never touched by two threads at once.
+    private unowned let engine: ScanEngine
+    private let writer: LineWriter
+    private let resultsOnly: Bool
+    private let beepOnResult: Bool
+    private let inputPath: @Sendable (UInt64) -> String?
+    private var results: [String: Int] = [:]
+    private(set) var stopReason: StopReason?
+
+    init(
+        engine: ScanEngine, writer: LineWriter, resultsOnly: Bool, beepOnResult: Bool,
+        inputPath: @escaping @Sendable (UInt64) -> String?
+    ) {
+        self.engine = engine
+        self.writer = writer
+        self.resultsOnly = resultsOnly
+        self.beepOnResult = beepOnResult
+        self.inputPath = inputPath
+    }
+
+    func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {
+        writer.write(EventJSON.line(for: .started(source: source, format: format)))
+    }
+
+    func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {
+        let isResult = report.reportType != .inProgress
+        if isResult {
+            results["\(report.symbology?.rawValue ?? report.state.rawValue)", default: 0] += 1
+        }
+        if isResult || !resultsOnly {
+            writer.write(EventJSON.line(for: .report(report), input: inputPath(report.frameIndex)))
+        }
+        if isResult && beepOnResult { FileHandle.standardError.write(Data("\u{07}".utf8)) }
+    }
+
+    func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent) {
+        writer.write(EventJSON.line(for: event))
+        // The CLI runs one scanning session: when it ends (completed, timeout), the command ends.
+        if case .scanningStopped = event { engine.stop() }
+    }
+
+    func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) {
+        if !resultsOnly { writer.write(EventJSON.line(for: .detection(detection))) }
+    }
+
+    func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) {
+        writer.write(EventJSON.line(for: .sourceFailed(failure)))
+    }
+
+    func scanEngine(_ engine: ScanEngine, sourceDidRecover source: String, attempts: Int) {
+        writer.write(EventJSON.line(for: .sourceRecovered(source: source, attempts: attempts)))
+    }
+
+    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) {
+        stopReason = reason
+        writer.write(EventJSON.line(for: .stopped(reason)))
+    }
+
+    func printSummary(statistics: ScanStatistics) {
+        let found = results.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        printError("lumascan: \(results.values.reduce(0, +)) result(s)\(found.isEmpty ? "" : ": " + found)")
+        printError(
+            """
+            lumascan: frames captured \(statistics.framesCaptured), processed \(statistics.framesProcessed), \
+            dropped by ring \(statistics.framesDroppedByRing), dropped by driver \(statistics.framesDroppedByDriver), \
+            corrupt \(statistics.framesCorrupt); events delivered \(statistics.eventsDelivered), dropped \
+            \(statistics.eventsDropped); per frame: luma \(String(format: "%.2f", statistics.meanLumaMilliseconds)) ms, \
+            recognition \(String(format: "%.2f", statistics.meanRecognitionMilliseconds)) ms, pipeline \
+            \(String(format: "%.2f", statistics.meanPipelineMilliseconds)) ms
+            """)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import LumaScanCore
+import LumaScanTestSupport
+import Testing
+
+@Suite("lumascan bench")
+struct BenchCommandTests {
+    @Test("bench --synthetic --json counts every frame, times the recognizer and compares it with zbar")
+    func syntheticJSON() throws {
+        let result = try runLumaScan([
+            "bench", "--synthetic", "320x240", "--frames", "30", "--baseline-frames", "30", "--json", "--no-progress",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = try jsonLines(result.stdout)
+        #expect(lines.count == 1)
+        let bench = try #require(lines.first)
+        #expect(bench["schemaVersion"] as? Int == 1)
+        #expect(bench["recognizer"] as? String == "barcode")
+        #expect(bench["width"] as? Int == 320)
+        #expect(bench["height"] as? Int == 240)
+        // A finite source at full speed: every frame captured is processed, none dropped.
+        #expect(bench["framesRequested"] as? Int == 30)
+        #expect(bench["framesCaptured"] as? Int == 30)
+        #expect(bench["framesProcessed"] as? Int == 30)
+        #expect(bench["drops"] as? Int == 0)
+        #expect((bench["framesPerSecond"] as? Double ?? 0) > 0)
+        #expect((bench["cpuPercent"] as? Double ?? 0) > 0)
+        #expect((bench["peakMemoryBytes"] as? Int ?? 0) > 0)
+        let perFrame = try #require(bench["msPerFrame"] as? [String: Double])
+        let (p50, p90, p99) = (perFrame["p50"] ?? 0, perFrame["p90"] ?? 0, perFrame["p99"] ?? 0)
+        #expect(p50 > 0 && p50 <= p90 && p90 <= p99, "\(perFrame)")
+        let zbar = try #require(bench["zbar"] as? [String: Any])
+        #expect(zbar["frames"] as? Int == 30)
+        #expect((zbar["ratio"] as? Double ?? 0) > 0)
+        #expect((zbar["zbarMsPerFrame"] as? Double ?? 0) > 0)
+        // The synthetic frames hold an EAN-13 and a QR code (10 frames each, then 10 without): LumaScan reads both.
+        #expect(zbar["lumascanCodesRead"] as? Int == 2, "\(zbar)")
+    }
+
+    @Test("bench --fps paces a live source and reports drops and latency")
+    func paced() throws {
+        let result = try runLumaScan([
+            "bench", "--synthetic", "320x240", "--frames", "15", "--fps", "60", "--baseline-frames", "0", "--json",
+            "--no-progress",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let bench = try #require(try jsonLines(result.stdout).first)
+        #expect(bench["fps"] as? Double == 60)
+        #expect(bench["framesCaptured"] as? Int == 15)
+        let processed = bench["framesProcessed"] as? Int ?? -1
+        #expect(processed + (bench["drops"] as? Int ?? -1) == 15)
+        #expect(bench["zbar"] == nil)
+        let latency = try #require(bench["captureToReportMs"] as? [String: Double])
+        #expect((latency["p50"] ?? 0) > 0)
+    }
+
+    @Test("bench --input over a folder reads each image once")
+    func folder() throws {
+        let (folder, expected) = try CLITests.makeImageFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runLumaScan(["bench", "--input", folder.path, "--frames", "100", "--json", "--no-progress"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let bench = try #require(try jsonLines(result.stdout).first)
+        let images = expected.count + 1  // and one image without a code
+        #expect(bench["framesProcessed"] as? Int == images)
+        let zbar = try #require(bench["zbar"] as? [String: Any])
+        #expect(zbar["frames"] as? Int == images)
+        #expect((zbar["ratio"] as? Double ?? 0) > 0)
+    }
+
+    @Test("the human summary names the figures")
+    func summary() throws {
+        let result = try runLumaScan(["bench", "--synthetic", "160x120", "--frames", "5", "--baseline-frames", "5"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        for label in ["frames/s", "p50", "p90", "p99", "CPU", "peak memory", "drops", "vs raw zbar"] {
+            #expect(result.stdout.contains(label), "\(label) missing from: \(result.stdout)")
+        }
+    }
+
+    @Test("recognizers that bench cannot measure yet, and bad arguments, exit with status 2")
+    func unavailable() throws {
+        for name in ["secure-qr", "meter"] {
+            let result = try runLumaScan(["bench", "--recognizer", name, "--synthetic", "160x120", "--frames", "1"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("not available yet"), "\(result.stderr)")
+        }
+        let unknown = try runLumaScan(["bench", "--recognizer", "ocr"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--recognizer"))
+        let both = try runLumaScan(["bench", "--input", "/tmp", "--synthetic", "640x480"])
+        #expect(both.status == 2)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import LumaScanCore
+import LumaScanTestSupport
+import Testing
+
+/// Runs the built `lumascan` binary and returns its exit status, stdout and stderr.
+func runLumaScan(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = try lumascanBinary()
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes to the end before waiting, so a chatty child cannot fill a pipe and block.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// The `lumascan` executable next to the test bundle (SwiftPM builds it because this target depends on it).
+func lumascanBinary() throws -> URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent("lumascan")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory.deleteLastPathComponent()
+    }
+    for bundle in Bundle.allBundles {
+        let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("lumascan")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    throw CLIError("the lumascan binary was not found next to \(CommandLine.arguments[0])")
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Parses JSON lines into dictionaries.
+func jsonLines(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map { line in
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw CLIError("not a JSON object: \(line)")
+        }
+        return object
+    }
+}
+
+@Suite("lumascan CLI")
+struct CLITests {
+    /// A folder of generated images: each file's expected content comes from how it was made.
+    static func makeImageFolder() throws -> (folder: URL, expected: [String: (String, String)]) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var expected: [String: (String, String)] = [:]
+        func write(_ name: String, _ code: LumaImage, scale: Double, degrees: Double) throws {
+            let canvas = TestCanvas(width: 640, height: 480, fill: 235)
+            _ = canvas.place(code, centre: Point(x: 320, y: 240), scale: scale, degrees: degrees)
+            let path = folder.appendingPathComponent(name).path
+            guard canvas.writePNG(to: path) == 0 else { throw CLIError("could not write \(path)") }
+        }
+        try write("ean13.png", EAN.ean13("400638133393").render(moduleWidth: 3, height: 120), scale: 1, degrees: 0)
+        expected["ean13.png"] = ("ean13", "4006381333931")
+        try write("code128.png", Code128.encode("LUMA-2026").render(moduleWidth: 3, height: 100), scale: 1, degrees: 8)
+        expected["code128.png"] = ("code128", "LUMA-2026")
+        try write("qr.png", try QRCode("https://lumascan.example/k/42").render(moduleSize: 6), scale: 1, degrees: 20)
+        expected["qr.png"] = ("qr", "https://lumascan.example/k/42")
+        let empty = TestCanvas(width: 320, height: 240, fill: 128)
+        empty.addNoise(sigma: 20, seed: 7)
+        empty.draw(text: "NO CODE HERE", x: 20, y: 120)
+        _ = empty.writePNG(to: folder.appendingPathComponent("nothing.png").path)
+        return (folder, expected)
+    }
+
+    @Test("scan --input over a folder prints every code with its file, and nothing for an image without one")
+    func scanFolder() throws {
+        let (folder, expected) = try Self.makeImageFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runLumaScan(["scan", "--input", folder.path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let events = try jsonLines(result.stdout)
+        #expect(events.allSatisfy { $0["schemaVersion"] as? Int == 1 })
+        #expect(events.first?["event"] as? String == "started")
+        #expect(events.last?["event"] as? String == "stopped")
+        #expect(events.last?["reason"] as? String == "endOfInput")
+        let reports = events.filter { $0["event"] as? String == "report" }
+        for (file, (symbology, text)) in expected {
+            let matching = reports.filter { ($0["input"] as? String)?.hasSuffix("/" + file) == true }
+            #expect(matching.count == 1, "\(file): \(matching)")
+            guard let report = matching.first else { continue }
+            #expect(report["reportType"] as? String == "COMPLETED_RESULT")
+            #expect(report["state"] as? String == "OK")
+            #expect(report["symbology"] as? String == symbology)
+            #expect(report["text"] as? String == text)
+            let bytes = (report["bytesBase64"] as? String).flatMap { Data(base64Encoded: $0) }
+            #expect(bytes.map { String(decoding: $0, as: UTF8.self) } == text)
+            let polygon = report["polygon"] as? [[Double]] ?? []
+            #expect(!polygon.isEmpty)
+            #expect(polygon.allSatisfy { $0.count == 2 && (0...640).contains($0[0]) && (0...480).contains($0[1]) })
+        }
+        let nothing = reports.filter { ($0["input"] as? String)?.hasSuffix("/nothing.png") == true }
+        #expect(nothing.count == 1)
+        #expect(nothing.first?["reportType"] as? String == "IN_PROGRESS")
+        #expect(nothing.first?["state"] as? String == "UNREADABLE")
+        #expect(result.stderr.contains("3 result(s)"), "summary: \(result.stderr)")
+    }
+
+    @Test("--once ends the scan after the first result, with the session's end reported as completed")
+    func once() throws {
+        let (folder, _) = try Self.makeImageFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runLumaScan(["scan", "--input", folder.path, "--once", "--results-only"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let events = try jsonLines(result.stdout)
+        #expect(events.filter { $0["event"] as? String == "report" }.count == 1)
+        let ends = events.compactMap { $0["event"] as? String == "scanningStopped" ? $0["reason"] as? String : nil }
+        #expect(ends == ["completed"])
+        #expect(events.last?["event"] as? String == "stopped")
+        #expect(events.last?["reason"] as? String == "requested")
+    }
+
+    @Test("bad arguments exit with status 2 and say what is wrong")
+    func badArguments() throws {
+        let size = try runLumaScan(["scan", "--size", "big", "--input", "/tmp"])
+        #expect(size.status == 2)
+        #expect(size.stderr.contains("--size"))
+        let symbology = try runLumaScan(["scan", "--symbologies", "ean13,pdf417", "--input", "/tmp"])
+        #expect(symbology.status == 2)
+        #expect(symbology.stderr.contains("pdf417"))
+        let unknown = try runLumaScan(["scan", "--no-such-flag"])
+        #expect(unknown.status == 2)
+    }
+
+    @Test("a device that cannot be opened exits with status 3 and names the device and the reason")
+    func missingDevice() throws {
+        let result = try runLumaScan(["scan", "--device", "/dev/video-lumascan-missing", "--max-frames", "1"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("/dev/video-lumascan-missing"))
+        #expect(result.stderr.lowercased().contains("no such file"))
+    }
+
+    @Test("devices --json prints a JSON array of capture devices")
+    func devicesJSON() throws {
+        let result = try runLumaScan(["devices", "--json"])
+        #expect(result.status == 0)
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        #expect(parsed is [Any])
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages LumaScan builds and tests with, only those that are missing.
+# Usage: scripts/deps.sh [--test]   (--test adds what the test suite needs)
+set -euo pipefail
+
+packages=(pkg-config libv4l-dev libzbar-dev libopencv-dev libturbojpeg0-dev v4l-utils)
+if [[ "${1:-}" == "--test" ]]; then
+  # qrencode makes the QR codes the tests read; the VM harness installs its own (qemu, busybox, kernel).
+  packages+=(qrencode zbar-tools fonts-dejavu-core)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}" >&2
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "deps: need root to apt-get install ${missing[*]} (run as root or with sudo)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [[ -x "$candidate/swift" ]] && { echo "deps: add $candidate to PATH" >&2; break; }
+  done
+  echo "deps: the Swift toolchain (6.1 or newer) is required and was not found on PATH" >&2
+  exit 1
+fi

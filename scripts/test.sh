@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, then builds and runs the whole test suite:
+#   1. unit tests (every module), built with warnings as errors;
+#   2. the frame ring and the engine under the thread sanitizer;
+#   3. the C shims' tests under the address sanitizer;
+#   4. the V4L2 integration tests against the kernel's vivid driver in a VM (Tests/IntegrationTests);
+#   5. the formatting lint.
+# Set LUMASCAN_SKIP_VM=1 to skip step 4 (it then says so); LUMASCAN_SKIP_SANITIZERS=1 skips steps 2 and 3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ -d /opt/swift/usr/bin ]] && export PATH="/opt/swift/usr/bin:$PATH"
+scripts/deps.sh --test
+
+step() { printf '\n=== %s ===\n' "$*"; }
+started=$SECONDS
+
+step "unit tests"
+swift build --build-tests -Xswiftc -warnings-as-errors
+# The VM-backed integration tests run in their own step below.
+swift test --skip-build --parallel --skip IntegrationTests
+
+if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" != 1 ]]; then
+  step "thread sanitizer: frame ring and engine"
+  swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle'
+  step "address sanitizer: C shims (capture, vision)"
+  swift test --scratch-path .build-asan --sanitize=address --filter 'LumaScanCaptureTests|BarcodeRecognizer|ImageIO'
+fi
+
+step "V4L2 integration tests: vivid in a VM (Tests/IntegrationTests)"
+if [[ "${LUMASCAN_SKIP_VM:-0}" == 1 ]]; then
+  echo "skipped: LUMASCAN_SKIP_VM=1 asks not to boot the VM, so the V4L2 tests against vivid did not run"
+else
+  # Installs qemu, busybox-static, cpio, v4l-utils and the kernel when missing; about 1 s when cached (.vm-cache/).
+  Tests/IntegrationTests/vm/prepare.sh --quiet
+  swift build --build-tests -Xswiftc -warnings-as-errors
+  swift test --skip-build --filter IntegrationTests
+fi
+
+step "format lint"
+swift format lint --strict --recursive Sources Tests Package.swift
+
+echo
+echo "test.sh: all steps passed in $((SECONDS - started)) s"
