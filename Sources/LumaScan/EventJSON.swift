@@ -12,6 +12,8 @@ import LumaScanCore
 ///   `symbology`, `text`, `bytesBase64` and `polygon` (`[[x, y], …]` in frame pixels); then `frame` (LumaScan's frame
 ///   index), `driverSequence`, `captureTime` and `reportTime` (seconds on the monotonic clock), and `input` (the file a
 ///   still image came from) when known.
+/// - `cameraSetting`: `setting` (its JSON path), `outcome` (`applied` with `control` and the `value` read back,
+///   `unsupported` or `failed` with a `message`).
 /// - `sourceFailed`: `source`, `message`, `action` (`restartingStream`, `reopeningDevice`, `stopping`).
 /// - `sourceRecovered`: `source`, `attempts`.
 /// - `stopped`: `reason` (`requested`, `endOfInput`, `error`) and `message` for errors.
@@ -70,6 +72,21 @@ public enum EventJSON {
             object.addRaw("captureTime", number(report.captureTime.seconds))
             object.addRaw("reportTime", number(report.reportTime.seconds))
             if let input { object.add("input", input) }
+        case .cameraSetting(let outcome):
+            object.add("event", "cameraSetting")
+            object.add("setting", outcome.setting)
+            switch outcome {
+            case .applied(_, let control, let value):
+                object.add("outcome", "applied")
+                object.add("control", control)
+                object.addRaw("value", String(value))
+            case .unsupported(_, let message):
+                object.add("outcome", "unsupported")
+                object.add("message", message)
+            case .failed(_, let message):
+                object.add("outcome", "failed")
+                object.add("message", message)
+            }
         case .sourceFailed(let failure):
             object.add("event", "sourceFailed")
             object.add("source", failure.source)

@@ -166,6 +166,22 @@ public final class ScanEngine: Sendable {
     /// The plugin in use (or about to be, after ``setPlugin(_:)``).
     public var currentPlugin: ScanPlugin { plugin.withLock { $0 } }
 
+    /// Applies a configuration's camera controls and flash mode to the source, when it is a ``V4L2Camera``, and
+    /// reports each outcome as a ``ScanEvent/cameraSetting(_:)`` event: a control the camera lacks is reported as
+    /// not supported, never as a failure of the scan. Call it after ``start()``.
+    ///
+    /// - Returns: the outcomes, in the order they were applied (empty for other sources).
+    @discardableResult
+    public func applyCameraSettings(_ camera: CameraConfig, flash: FlashConfig) -> [SettingOutcome] {
+        guard let device = source as? V4L2Camera else { return [] }
+        let outcomes = camera.controls.apply(to: device) + flash.apply(to: device)
+        for outcome in outcomes {
+            logger.info("camera setting", metadata: ["outcome": "\(outcome)"])
+            emit(.cameraSetting(outcome))
+        }
+        return outcomes
+    }
+
     // MARK: - Scanning lifecycle
 
     /// Starts a scanning session: after the plugin's start delay, every frame is recognised until
@@ -585,6 +601,7 @@ public final class ScanEngine: Sendable {
                 case .started(let source, let format): delegate.scanEngine(self, didStartOn: source, format: format)
                 case .report(let report): delegate.scanEngine(self, didReport: report)
                 case .detection(let detection): delegate.scanEngine(self, didDetect: detection)
+                case .cameraSetting(let outcome): delegate.scanEngine(self, didApplyCameraSetting: outcome)
                 case .scanningStarted, .scanningStopped, .scanningPaused, .scanningResumed, .scanningAborted:
                     delegate.scanEngine(self, scanningDidChange: event)
                 case .sourceFailed(let failure): delegate.scanEngine(self, sourceDidFail: failure)

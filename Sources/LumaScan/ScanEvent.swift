@@ -91,6 +91,9 @@ public enum ScanEvent: Hashable, Sendable {
     case detection(Detection)
     /// A recognizer reported on a frame.
     case report(ScanReport)
+    /// A camera setting from the configuration (a control or the flash) was applied, is not supported by this
+    /// camera, or failed; scanning goes on either way.
+    case cameraSetting(SettingOutcome)
     /// The source failed; the engine does what the failure's action says.
     case sourceFailed(SourceFailure)
     /// The source works again after a failure (the stream restarted or the device reopened), after `attempts` tries.
@@ -116,6 +119,8 @@ public protocol ScanEngineDelegate: AnyObject, Sendable {
     func scanEngine(_ engine: ScanEngine, didDetect detection: Detection)
     /// A recognizer reported on a frame.
     func scanEngine(_ engine: ScanEngine, didReport report: ScanReport)
+    /// A camera setting from the configuration was applied, is not supported by this camera, or failed.
+    func scanEngine(_ engine: ScanEngine, didApplyCameraSetting outcome: SettingOutcome)
     /// The source failed; `failure.action` says what the engine does next.
     func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure)
     /// The source works again after a failure.
@@ -133,6 +138,8 @@ extension ScanEngineDelegate {
     public func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) {}
     /// Does nothing.
     public func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {}
+    /// Does nothing.
+    public func scanEngine(_ engine: ScanEngine, didApplyCameraSetting outcome: SettingOutcome) {}
     /// Does nothing.
     public func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) {}
     /// Does nothing.

@@ -108,7 +108,8 @@ public struct DequeuedFrame: Sendable {
 public protocol FrameSource: AnyObject, Sendable {
     /// A name for logs and messages, such as `/dev/video0` or a file path.
     var name: String { get }
-    /// The layout of the frames, valid once ``start()`` has returned.
+    /// The layout of the frames, valid once ``start()`` has returned. When a source's frames vary in size (image
+    /// files), each frame's ``FrameMetadata/format`` is authoritative.
     var format: FrameFormat { get }
     /// How many buffers the source owns; valid once ``start()`` has returned.
     var bufferCount: Int { get }

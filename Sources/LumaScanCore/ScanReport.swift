@@ -34,7 +34,8 @@ public enum Symbology: String, Hashable, Sendable, Codable, CaseIterable {
     case ean13
     /// EAN-8 (8 digits, with check digit).
     case ean8
-    /// UPC-A, reported with its 12 digits (zbar reads it as an EAN-13 with a leading 0; LumaScan strips the 0).
+    /// UPC-A, reported with its 12 digits when enabled (zbar decodes UPC-A through its EAN-13 decoder; with only
+    /// ``ean13`` enabled the same code is reported as a 13-digit EAN-13 with a leading 0).
     case upcA = "upca"
     /// UPC-E, reported with its 8 digits (number system, six data digits, check digit), as zbar reads it.
     case upcE = "upce"

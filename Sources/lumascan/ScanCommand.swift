@@ -22,6 +22,9 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "An image file or a folder of images (PNG, JPEG, PGM, PPM, BMP) to scan instead of a camera.")
     var input: String?
 
+    @Option(help: "A JSON configuration (see `lumascan config default`); command-line options override its camera.")
+    var config: String?
+
     @Option(help: "The camera's pixel format (YUYV, UYVY, GREY, NV12, YU12, MJPG); default: the best it offers.")
     var format: String?
 
@@ -56,6 +59,9 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         if device != nil && input != nil { throw ValidationError("--device and --input exclude each other") }
+        if config != nil && symbologies != nil {
+            throw ValidationError("--symbologies and --config exclude each other: set barcodeConfig.symbologies instead")
+        }
         if let format, PixelFormat(format) == nil { throw ValidationError("--format: '\(format)' is not a fourcc") }
         if let size, parseSize(size) == nil { throw ValidationError("--size: '\(size)' is not WxH") }
         if let fps, !(fps > 0) { throw ValidationError("--fps: must be above 0") }
@@ -67,34 +73,36 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         let logger = try logging.makeLogger(label: "lumascan.scan")
-        var barcode = BarcodeConfiguration()
-        barcode.symbologies = try parsedSymbologies()
+        let configuration = try loadConfiguration()
 
         let source: any FrameSource
         var imageSource: ImageFileSource?
+        var camera: V4L2Camera?
         if let input {
             let images = ImageFileSource(path: input, logger: logger)
             imageSource = images
             source = images
-            barcode.stillImage = true
         } else {
-            let path = try device ?? firstCamera(logger: logger)
-            var settings = CameraSettings()
-            settings.pixelFormat = format.flatMap(PixelFormat.init)
-            settings.size = size.flatMap(parseSize)
-            settings.fps = fps
-            settings.bufferCount = buffers
-            source = V4L2Camera(device: path, settings: settings, logger: logger)
+            var settings = configuration?.cameraConfig.cameraSettings ?? CameraSettings()
+            if let format { settings.pixelFormat = PixelFormat(format) }
+            if let size { settings.size = parseSize(size) }
+            if let fps { settings.fps = fps }
+            if configuration == nil || buffers != 4 { settings.bufferCount = buffers }
+            let configured = configuration.flatMap { $0.cameraConfig.isAutomaticDevice ? nil : $0.cameraConfig.device }
+            let path = try device ?? configured ?? firstCamera(logger: logger)
+            let opened = V4L2Camera(device: path, settings: settings, logger: logger)
+            camera = opened
+            source = opened
         }
-        let recognizer: BarcodeRecognizer
+        var plugin: ScanPlugin
         do {
-            recognizer = try BarcodeRecognizer(configuration: barcode, logger: logger)
+            plugin = try makePlugin(configuration: configuration, stillImage: input != nil, logger: logger)
         } catch {
             throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
         }
+        if once { plugin.cancelOnResult = true }
 
         let images = imageSource
-        let plugin = ScanPlugin(id: barcode.id, recognizer: recognizer, cancelOnResult: once, scanTimeout: nil)
         let engine = ScanEngine(source: source, plugin: plugin, options: .init(frameLimit: maxFrames), logger: logger)
         let printer = EventPrinter(
             engine: engine, writer: LineWriter(), resultsOnly: resultsOnly, beepOnResult: plugin.beepOnResult,
@@ -115,6 +123,9 @@ struct ScanCommand: ParsableCommand {
         } catch {
             throw CommandFailure(status: ExitStatus.deviceUnavailable, message: "\(error)")
         }
+        if let configuration, camera != nil {
+            engine.applyCameraSettings(configuration.cameraConfig, flash: configuration.flashConfig)
+        }
         if let duration {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { engine.stop() }
         }
@@ -125,6 +136,33 @@ struct ScanCommand: ParsableCommand {
         if case .error(let message) = printer.stopReason {
             throw CommandFailure(status: ExitStatus.failed, message: message)
         }
+    }
+
+    /// The configuration file, decoded and validated; a bad one is a usage error naming the JSON path.
+    private func loadConfiguration() throws -> ScanConfiguration? {
+        guard let config else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: config))
+        } catch {
+            throw CommandFailure(status: ExitStatus.badArguments, message: "cannot read \(config): \(error.localizedDescription)")
+        }
+        do {
+            return try ScanConfiguration.decode(data: data)
+        } catch {
+            throw CommandFailure(status: ExitStatus.badArguments, message: "\(config): \(error)")
+        }
+    }
+
+    /// The plugin from the configuration or, without one, a barcode plugin from the command-line options; a
+    /// command-line scan runs until stopped (no scan timeout) unless the configuration says otherwise.
+    private func makePlugin(configuration: ScanConfiguration?, stillImage: Bool, logger: Logger) throws -> ScanPlugin {
+        if let configuration { return try configuration.makePlugin(logger: logger) }
+        var barcode = BarcodeConfiguration()
+        barcode.symbologies = try parsedSymbologies()
+        barcode.stillImage = stillImage
+        let recognizer = try BarcodeRecognizer(configuration: barcode, logger: logger)
+        return ScanPlugin(id: barcode.id, recognizer: recognizer, scanTimeout: nil)
     }
 
     private func parsedSymbologies() throws -> [Symbology] {
@@ -204,6 +242,10 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
 
     func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) {
         if !resultsOnly { writer.write(EventJSON.line(for: .detection(detection))) }
+    }
+
+    func scanEngine(_ engine: ScanEngine, didApplyCameraSetting outcome: SettingOutcome) {
+        writer.write(EventJSON.line(for: .cameraSetting(outcome)))
     }
 
     func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) {
