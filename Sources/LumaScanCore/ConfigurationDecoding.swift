@@ -11,14 +11,20 @@ public enum ConfigurationKeys {
         let container = try decoder.container(keyedBy: AnyKey.self)
         for key in container.allKeys where !known.contains(key.stringValue) {
             let path = ConfigurationPath.string(decoder.codingPath + [key])
-            var message = "\(path): unknown key '\(key.stringValue)'"
-            if let suggestion = closest(to: key.stringValue, in: known) {
-                message += "; did you mean '\(suggestion)'?"
-            } else {
-                message += "; known keys: \(known.sorted().joined(separator: ", "))"
-            }
-            throw LumaScanError(.invalidConfiguration, message)
+            throw unknownKey(key.stringValue, at: path, known: known)
         }
+    }
+
+    /// The error for an unknown key at `path` (the key's own path): it names the closest known key when one is
+    /// close, else lists the known keys. Every configuration type words unknown keys this way.
+    public static func unknownKey(_ key: String, at path: String, known: [String]) -> LumaScanError {
+        var message = "\(path): unknown key '\(key)'"
+        if let suggestion = closest(to: key, in: known) {
+            message += "; did you mean '\(suggestion)'?"
+        } else {
+            message += "; known keys: \(known.sorted().joined(separator: ", "))"
+        }
+        return LumaScanError(.invalidConfiguration, message)
     }
 
     /// The known key closest to `key` by edit distance (ignoring case, `_` and `-`), when it is close enough to be a

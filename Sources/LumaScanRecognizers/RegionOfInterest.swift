@@ -122,7 +122,7 @@ extension KeyedDecodingContainer where Key == AnyKey {
     /// Throws an invalid-configuration error naming the first key not in `allowed`.
     func rejectUnknownKeys(allowed: [String], path: String) throws(LumaScanError) {
         for key in allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
-            throw LumaScanError(.invalidConfiguration, "\(path).\(key.stringValue): unknown key")
+            throw ConfigurationKeys.unknownKey(key.stringValue, at: "\(path).\(key.stringValue)", known: allowed)
         }
     }
 }
