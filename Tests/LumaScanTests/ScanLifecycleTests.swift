@@ -6,7 +6,7 @@ import Testing
 /// Waits until `condition` holds, up to `seconds`.
 /// The limit is generous because the parallel test run can starve the cooperative pool for seconds; a passing
 /// condition returns at once.
-func eventually(_ seconds: Double = 60, _ condition: () -> Bool) async throws -> Bool {
+func eventually(_ seconds: Double = 300, _ condition: () -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         if ContinuousClock.now > deadline { return false }
