@@ -1,0 +1,1010 @@
+// Meter reading with OpenCV: seven-segment displays by segment probes, roller counters by template matching against
+// a drum strip (which also reads digits caught mid-roll). The image is borrowed; scratch images and vectors live in
+// the reader and keep their capacity from frame to frame, so steady-state reading allocates little.
+#include "lv_meter.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace lv_meter_detail {
+// Defined in meter_templates.cpp.
+extern const uint8_t kDigitTemplates[2][10 * LV_METER_TEMPLATE_WIDTH * LV_METER_TEMPLATE_HEIGHT];
+}  // namespace lv_meter_detail
+
+namespace {
+
+// Segment bits: a (top), b (upper right), c (lower right), d (bottom), e (lower left), f (upper left), g (middle).
+constexpr int kA = 1, kB = 2, kC = 4, kD = 8, kE = 16, kF = 32, kG = 64;
+
+/// Seven-segment patterns and the digits they show, including the common variants of 6, 7 and 9.
+constexpr struct {
+    int segments;
+    int digit;
+} kPatterns[] = {
+    {kA | kB | kC | kD | kE | kF, 0},      {kB | kC, 1},
+    {kA | kB | kD | kE | kG, 2},           {kA | kB | kC | kD | kG, 3},
+    {kB | kC | kF | kG, 4},                {kA | kC | kD | kF | kG, 5},
+    {kA | kC | kD | kE | kF | kG, 6},      {kC | kD | kE | kF | kG, 6},
+    {kA | kB | kC, 7},                     {kA | kB | kC | kF, 7},
+    {kA | kB | kC | kD | kE | kF | kG, 8}, {kA | kB | kC | kD | kF | kG, 9},
+    {kA | kB | kC | kF | kG, 9},
+};
+
+/// The working image's area: crops are scaled to about this many pixels, so reading time does not grow with the
+/// camera's resolution.
+constexpr double kWorkingArea = 48000;
+
+/// Drum pitches (distance between consecutive digits on a drum / digit height) of the counter reader's strips, the
+/// usual one first: real drums vary, and between two digits the gap that shows depends on the pitch.
+constexpr int kStripCount = 5;
+constexpr double kDrumPitches[kStripCount] = {1.42, 1.25, 1.33, 1.51, 1.6};
+
+/// In auto mode, whole digits whose mean template match reaches this are taken for a roller counter's.
+constexpr double kCounterFit = 0.85;
+
+/// Digit-row search results, in working-image pixels.
+struct Blob {
+    int x, y, w, h;
+    double cx() const { return x + w / 2.0; }
+    double cy() const { return y + h / 2.0; }
+};
+
+struct Row {
+    std::vector<Blob> members;  // sorted by x
+    double top = 0, bottom = 0, height = 0, centre = 0;
+    // The row's tilt (a slightly rotated meter): at column x, the row is shifted down by slope * (x - x0).
+    double slope = 0, x0 = 0;
+    double shift(double x) const { return slope * (x - x0); }
+};
+
+/// One reading in progress.
+struct Reading {
+    int count = 0;
+    int decimalAfter = -1;
+    char digits[LV_METER_MAX_DIGITS + 1] = {};
+    float confidence[LV_METER_MAX_DIGITS] = {};
+    float readingConfidence = 0;
+    float score = 0;
+    int lightOnDark = 0;
+    int mode = 0;
+    float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
+    cv::Rect box;
+
+    void finish() {
+        digits[count] = 0;
+        readingConfidence = 0;
+        if (count > 0) {
+            readingConfidence = 100;
+            for (int i = 0; i < count; ++i) readingConfidence = std::min(readingConfidence, confidence[i]);
+        }
+    }
+};
+
+double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
+
+double median(std::vector<double> &v) {
+    if (v.empty()) return 0;
+    const size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
+    return v[mid];
+}
+
+int odd(double v) {
+    const int n = std::max(1, int(std::lround(v)));
+    return n | 1;
+}
+
+}  // namespace
+
+/// A strip of digit templates, and for every window the size of the patch (at vertical offset y, horizontal shift x)
+/// the inverse of the window's centred norm, so a normalised correlation costs one dot product.
+struct Strip {
+    cv::Mat pixels;       // CV_32FC1
+    cv::Mat inverseNorm;  // CV_32FC1: rows = offsets, cols = shifts
+    int patchWidth = 0, patchHeight = 0;
+};
+
+struct lv_meter {
+    int mode = LV_METER_MODE_AUTO;
+    // The crop being read (a borrowed header) and the working image's scale (working pixels per crop pixel).
+    cv::Mat grey;
+    double scale = 1;
+    // Scratch images, reused from frame to frame.
+    cv::Mat work, smooth, closed, closedVertical, strokes, binary, dilated, labels, stats, centroids, boxed;
+    cv::Mat region, regionScaled, patch, patchSmall, match, profile;
+    std::vector<uint8_t> png;
+    std::vector<Blob> blobs;
+    std::vector<double> values, scratch;
+    std::vector<int> shifts;
+    Row row;
+    // Counter reader: vertical strips of the digit templates 9, 0, 1, ..., 9, 0 at kStripCount drum pitches, at
+    // full and half size, with each window's inverse norm precomputed.
+    Strip strips[kStripCount][2][2];  // [pitch][font: regular, bold][size: full, half]
+    double stripPitch[kStripCount] = {};
+    // The binary stroke map the drum row was found in, per polarity.
+    cv::Mat drumBinary[2];
+};
+
+namespace {
+
+constexpr int kTW = LV_METER_TEMPLATE_WIDTH;
+constexpr int kTH = LV_METER_TEMPLATE_HEIGHT;
+
+/// Precomputes a strip's window norms for patches of `width` x `height`.
+void prepareStrip(Strip &strip, int width, int height) {
+    strip.patchWidth = width;
+    strip.patchHeight = height;
+    const int offsets = strip.pixels.rows - height + 1, shifts = strip.pixels.cols - width + 1;
+    strip.inverseNorm.create(offsets, shifts, CV_32FC1);
+    const double n = double(width) * height;
+    for (int y = 0; y < offsets; ++y)
+        for (int x = 0; x < shifts; ++x) {
+            const cv::Mat window = strip.pixels(cv::Rect(x, y, width, height));
+            const double sum = cv::sum(window)[0], squares = window.dot(window);
+            const double variance = squares - sum * sum / n;
+            strip.inverseNorm.at<float>(y, x) = variance > 1e-6 ? float(1 / std::sqrt(variance)) : 0.0f;
+        }
+}
+
+/// Builds the drum strips the counter reader matches against, for each pitch and each font (regular, bold): the
+/// templates slightly blurred, with digit (j + 9) % 10 centred at (j + 0.5) * pitch for j = 0 ... 11, and a margin of
+/// 3 pixels each side for horizontal shifts; and the same at half size.
+void buildStrips(lv_meter &m) {
+    const int margin = 3;
+    for (int i = 0; i < kStripCount; ++i) {
+        const double pitch = kDrumPitches[i] * kTH;
+        m.stripPitch[i] = pitch;
+        for (int font = 0; font < 2; ++font) {
+            cv::Mat &strip = m.strips[i][font][0].pixels;
+            strip.create(int(std::ceil(12 * pitch)), kTW + 2 * margin, CV_32FC1);
+            strip.setTo(cv::Scalar(0));
+            for (int j = 0; j < 12; ++j) {
+                const int digit = (j + 9) % 10;
+                const uint8_t *glyph = lv_meter_detail::kDigitTemplates[font] + size_t(digit) * kTW * kTH;
+                const int top = int(std::lround((j + 0.5) * pitch - kTH / 2.0));
+                for (int y = 0; y < kTH; ++y) {
+                    float *out = strip.ptr<float>(top + y) + margin;
+                    for (int x = 0; x < kTW; ++x) out[x] = glyph[y * kTW + x];
+                }
+            }
+            cv::GaussianBlur(strip, strip, cv::Size(0, 0), 0.8);
+            cv::resize(strip, m.strips[i][font][1].pixels, cv::Size(strip.cols / 2, strip.rows / 2), 0, 0,
+                       cv::INTER_AREA);
+            prepareStrip(m.strips[i][font][0], kTW, kTH);
+            prepareStrip(m.strips[i][font][1], kTW / 2, kTH / 2);
+        }
+    }
+}
+
+/// Normalises a patch in place to zero mean and unit norm; false when it is flat.
+bool normalisePatch(cv::Mat &patch) {
+    const double n = double(patch.total());
+    const double mean = cv::sum(patch)[0] / n;
+    patch -= mean;
+    const double norm = std::sqrt(patch.dot(patch));
+    if (norm < 1e-6) return false;
+    patch *= 1 / norm;
+    return true;
+}
+
+/// The normalised correlation of a normalised patch with the strip window at offset y, shift x: one dot product. It
+/// is the reader's innermost loop, so it walks raw rows and uses SSE where there is SSE (four partial sums, which
+/// the compiler may not reassociate into by itself); debug builds, which do not optimise, gain the most.
+float correlate(const Strip &strip, const cv::Mat &patch, int y, int x) {
+    const float inverse = strip.inverseNorm.at<float>(y, x);
+    if (inverse == 0) return 0;
+    const int width = strip.patchWidth, height = strip.patchHeight;  // width: a multiple of 4
+    const size_t stripStep = strip.pixels.step1(), patchStep = patch.step1();
+    const float *a = strip.pixels.ptr<float>(y) + x;
+    const float *b = patch.ptr<float>(0);
+#if defined(__SSE2__)
+    __m128 sum = _mm_setzero_ps();
+    for (int r = 0; r < height; ++r, a += stripStep, b += patchStep)
+        for (int c = 0; c < width; c += 4) sum = _mm_add_ps(sum, _mm_mul_ps(_mm_loadu_ps(a + c), _mm_loadu_ps(b + c)));
+    alignas(16) float lanes[4];
+    _mm_store_ps(lanes, sum);
+    return (lanes[0] + lanes[1] + lanes[2] + lanes[3]) * inverse;
+#else
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int r = 0; r < height; ++r, a += stripStep, b += patchStep)
+        for (int c = 0; c < width; c += 4) {
+            s0 += a[c] * b[c];
+            s1 += a[c + 1] * b[c + 1];
+            s2 += a[c + 2] * b[c + 2];
+            s3 += a[c + 3] * b[c + 3];
+        }
+    return (s0 + s1 + s2 + s3) * inverse;
+#endif
+}
+
+/// Scales the crop to the working size (about kWorkingArea pixels, at most twice enlarged) with light smoothing.
+void prepare(lv_meter &m) {
+    const cv::Mat &grey = m.grey;
+    const double scale = std::min(2.0, std::sqrt(kWorkingArea / (double(grey.cols) * grey.rows)));
+    const cv::Size size(std::max(8, int(std::lround(grey.cols * scale))),
+                        std::max(8, int(std::lround(grey.rows * scale))));
+    cv::resize(grey, m.work, size, 0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    m.scale = double(size.width) / grey.cols;
+    cv::GaussianBlur(m.work, m.smooth, cv::Size(3, 3), 0);
+}
+
+/// The stroke map: how much darker (or lighter, for light-on-dark digits) each pixel is than the brightest (darkest)
+/// pixel within `horizontal` pixels on its row. Digit strokes are narrower than that; panel edges, the meter body and
+/// a counter's face are not, and neither is shading that varies from row to row (drum curvature, glare), so they give
+/// nothing. With `vertical` > 0, structures taller than that (the bars between a counter's drums) give nothing
+/// either: the background is the lesser of the row-wise and column-wise closings.
+void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical) {
+    const int op = lightOnDark ? cv::MORPH_OPEN : cv::MORPH_CLOSE;
+    cv::morphologyEx(m.smooth, m.closed, op, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(horizontal, 1)));
+    if (vertical > 0) {
+        cv::morphologyEx(m.smooth, m.closedVertical, op,
+                         cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, vertical)));
+        if (lightOnDark)
+            cv::max(m.closed, m.closedVertical, m.closed);
+        else
+            cv::min(m.closed, m.closedVertical, m.closed);
+    }
+    if (lightOnDark)
+        cv::subtract(m.smooth, m.closed, m.strokes);
+    else
+        cv::subtract(m.closed, m.smooth, m.strokes);
+}
+
+/// Thresholds the stroke map (Otsu, but never below a third of its 99th percentile, so noise alone does not pass)
+/// and returns the level used.
+double binarise(lv_meter &m) {
+    int histogram[256] = {};
+    for (int y = 0; y < m.strokes.rows; ++y) {
+        const uint8_t *row = m.strokes.ptr<uint8_t>(y);
+        for (int x = 0; x < m.strokes.cols; ++x) ++histogram[row[x]];
+    }
+    const double total = double(m.strokes.total());
+    double sum = 0;
+    for (int i = 0; i < 256; ++i) sum += double(i) * histogram[i];
+    double sumB = 0, weightB = 0, best = -1;
+    int otsu = 0;
+    for (int t = 0; t < 256; ++t) {
+        weightB += histogram[t];
+        if (weightB == 0) continue;
+        const double weightF = total - weightB;
+        if (weightF == 0) break;
+        sumB += double(t) * histogram[t];
+        const double mB = sumB / weightB, mF = (sum - sumB) / weightF;
+        const double between = weightB * weightF * (mB - mF) * (mB - mF);
+        if (between > best) {
+            best = between;
+            otsu = t;
+        }
+    }
+    double seen = 0;
+    int p99 = 255;
+    for (int i = 0; i < 256; ++i) {
+        seen += histogram[i];
+        if (seen >= 0.99 * total) {
+            p99 = i;
+            break;
+        }
+    }
+    const double level = std::max({double(otsu), p99 / 3.0, 8.0});
+    cv::threshold(m.strokes, m.binary, level, 255, cv::THRESH_BINARY);
+    return level;
+}
+
+/// Finds the digit row: connected components of the stroke mask (joined vertically across segment gaps) that are
+/// digit-sized and share one height and baseline, the most of them by total height.
+bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance = 0.25) {
+    const int rows = m.binary.rows, cols = m.binary.cols;
+    if (joinSegments)
+        cv::dilate(m.binary, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
+    else
+        m.binary.copyTo(m.dilated);
+    const int n = cv::connectedComponentsWithStats(m.dilated, m.labels, m.stats, m.centroids, 8, CV_32S);
+    m.blobs.clear();
+    for (int i = 1; i < n; ++i) {
+        const int *s = m.stats.ptr<int>(i);
+        Blob b{s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]};
+        if (b.h < 0.16 * rows || b.h > 0.95 * rows || b.w > 1.1 * b.h || b.w < 2 || b.w < minAspect * b.h) continue;
+        if (b.y <= 0 || b.y + b.h >= rows || b.x <= 0 || b.x + b.w >= cols) continue;  // cut by the crop's edge
+        const double fill = s[cv::CC_STAT_AREA] / double(b.w * b.h);
+        if (fill < 0.04 || fill > maxFill) continue;
+        m.blobs.push_back(b);
+    }
+    double bestScore = 0;
+    int bestIndex = -1;
+    for (size_t i = 0; i < m.blobs.size(); ++i) {
+        const Blob &a = m.blobs[i];
+        double score = 0;
+        for (const Blob &b : m.blobs)
+            if (std::fabs(b.h - a.h) <= tolerance * a.h && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
+        if (score > bestScore) {
+            bestScore = score;
+            bestIndex = int(i);
+        }
+    }
+    row.members.clear();
+    if (bestIndex < 0) return false;
+    const Blob seed = m.blobs[size_t(bestIndex)];
+    m.scratch.clear();
+    for (const Blob &b : m.blobs)
+        if (std::fabs(b.h - seed.h) <= tolerance * seed.h && std::fabs(b.cy() - seed.cy()) <= 0.25 * seed.h)
+            row.members.push_back(b);
+    std::sort(row.members.begin(), row.members.end(), [](const Blob &a, const Blob &b) { return a.x < b.x; });
+    // Drop members that overlap an earlier one horizontally (stacked parts of something else).
+    std::vector<Blob> &members = row.members;
+    members.erase(std::unique(members.begin(), members.end(),
+                              [](const Blob &a, const Blob &b) { return b.x < a.x + a.w; }),
+                  members.end());
+    m.scratch.clear();
+    for (const Blob &b : members) m.scratch.push_back(b.y);
+    row.top = median(m.scratch);
+    m.scratch.clear();
+    for (const Blob &b : members) m.scratch.push_back(b.y + b.h);
+    row.bottom = median(m.scratch);
+    row.height = std::max(4.0, row.bottom - row.top);
+    row.centre = (row.top + row.bottom) / 2;
+    // Tilt: a least-squares line through the centres of the members of about the row's height.
+    double count = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const Blob &b : members)
+        if (std::fabs(b.h - row.height) <= 0.15 * row.height) {
+            count += 1;
+            sx += b.cx();
+            sy += b.cy();
+            sxx += b.cx() * b.cx();
+            sxy += b.cx() * b.cy();
+        }
+    row.slope = 0;
+    row.x0 = count > 0 ? sx / count : 0;
+    if (count >= 2 && sxx - sx * sx / count > 1e-6)
+        row.slope = std::clamp((sxy - sx * sy / count) / (sxx - sx * sx / count), -0.1, 0.1);
+    // The medians above are for the row's middle column.
+    if (count > 0) row.centre = sy / count;
+    row.top = row.centre - row.height / 2;
+    row.bottom = row.centre + row.height / 2;
+    return !members.empty();
+}
+
+/// The median over columns of each column's maximum in `r` (for a horizontal segment), or the median over rows of
+/// each row's maximum (for a vertical one): high only when a stroke crosses the whole probe.
+double probe(lv_meter &m, cv::Rect r, bool horizontal) {
+    r &= cv::Rect(0, 0, m.strokes.cols, m.strokes.rows);
+    if (r.empty()) return 0;
+    m.scratch.clear();
+    if (horizontal) {
+        for (int x = r.x; x < r.x + r.width; ++x) {
+            int best = 0;
+            for (int y = r.y; y < r.y + r.height; ++y) best = std::max(best, int(m.strokes.at<uint8_t>(y, x)));
+            m.scratch.push_back(best);
+        }
+    } else {
+        for (int y = r.y; y < r.y + r.height; ++y) {
+            const uint8_t *p = m.strokes.ptr<uint8_t>(y);
+            int best = 0;
+            for (int x = r.x; x < r.x + r.width; ++x) best = std::max(best, int(p[x]));
+            m.scratch.push_back(best);
+        }
+    }
+    return median(m.scratch);
+}
+
+cv::Rect cellRect(double left, double top, double w, double h, double u0, double v0, double u1, double v1) {
+    const int x0 = int(std::floor(left + u0 * w)), x1 = int(std::ceil(left + u1 * w));
+    const int y0 = int(std::floor(top + v0 * h)), y1 = int(std::ceil(top + v1 * h));
+    return cv::Rect(x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0));
+}
+
+// MARK: Seven-segment displays
+
+void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
+    out = Reading();
+    out.mode = LV_METER_MODE_DIGITAL;
+    out.lightOnDark = lightOnDark;
+    Row &row = m.row;
+    if (!findRow(m, row, true, 0.0, 1.0)) return;
+    const double h = row.height;
+    // Each member's right edge above the decimal point's height: a lit point next to a digit joins its blob.
+    for (Blob &b : row.members) {
+        const double shift = row.shift(b.cx());
+        const int top = std::max(b.y, int(row.top + shift)), bottom = int(row.bottom + shift - 0.22 * h);
+        if (bottom <= top) continue;
+        cv::reduce(m.binary(cv::Rect(b.x, top, b.w, bottom - top)), m.boxed, 0, cv::REDUCE_MAX);
+        const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
+        int right = b.w;
+        while (right > 1 && !columns[right - 1]) --right;
+        b.w = right;
+    }
+    // Digit width: the median of the members that are not a narrow "1".
+    m.scratch.clear();
+    for (const Blob &b : row.members)
+        if (b.w > 0.35 * h) m.scratch.push_back(b.w);
+    const double wd = m.scratch.empty() ? 0.5 * h : median(m.scratch);
+    // Digit pitch: the median step between right edges of neighbours one digit apart.
+    m.scratch.clear();
+    for (size_t i = 1; i < row.members.size(); ++i) {
+        const double step = (row.members[i].x + row.members[i].w) - (row.members[i - 1].x + row.members[i - 1].w);
+        if (step > wd && step < 2 * wd) m.scratch.push_back(step);
+    }
+    const double pitch = m.scratch.empty() ? 1.3 * wd : median(m.scratch);
+
+    // Cells: each member's right edge is its digit's (every digit lights b or c); members wider than a digit are
+    // neighbours that touch, split at the pitch.
+    struct Cell {
+        double left;
+    };
+    Cell cells[LV_METER_MAX_DIGITS];
+    int cellCount = 0;
+    for (const Blob &b : row.members) {
+        const double right = b.x + b.w;
+        int n = 1;
+        // A member much wider than a digit holds two or more that touch (a "1" next to a lit point and the next
+        // digit, say): one more digit for each pitch or part of one beyond the digit's width.
+        if (b.w > 1.25 * wd) n = 1 + int(std::ceil((b.w - 1.25 * wd) / pitch));
+        for (int k = n - 1; k >= 0 && cellCount < LV_METER_MAX_DIGITS; --k)
+            cells[cellCount++] = Cell{right - k * pitch - wd};
+    }
+    // Segment probes (fractions of the cell), in the order a b c d e f g.
+    static const double kProbe[7][5] = {
+        {0.3, -0.06, 0.7, 0.26, 1}, {0.55, 0.14, 1.08, 0.38, 0}, {0.55, 0.62, 1.08, 0.86, 0},
+        {0.3, 0.74, 0.7, 1.06, 1},  {-0.08, 0.62, 0.45, 0.86, 0}, {-0.08, 0.14, 0.45, 0.38, 0},
+        {0.3, 0.34, 0.7, 0.66, 1},
+    };
+    double value[LV_METER_MAX_DIGITS][7];
+    m.values.clear();
+    for (int i = 0; i < cellCount; ++i)
+        for (int s = 0; s < 7; ++s) {
+            const double *p = kProbe[s];
+            const double top = row.top + row.shift(cells[i].left + wd / 2);
+            value[i][s] = probe(m, cellRect(cells[i].left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
+            m.values.push_back(value[i][s]);
+        }
+    if (m.values.empty()) return;
+    // The lit level: most digits light most segments, so the 85th percentile of all probes is a lit one.
+    std::sort(m.values.begin(), m.values.end());
+    const double lit = std::max(1.0, m.values[size_t(0.85 * double(m.values.size() - 1))]);
+
+    for (int i = 0; i < cellCount; ++i) {
+        double own = 0;
+        for (int s = 0; s < 7; ++s) own = std::max(own, value[i][s]);
+        const double level = std::max(0.4 * lit, std::min(lit, own));
+        const double threshold = 0.5 * level;
+        int segments = 0;
+        double weakest = 1;
+        double margin[7];
+        for (int s = 0; s < 7; ++s) {
+            margin[s] = std::min(1.0, std::fabs(value[i][s] - threshold) / threshold);
+            if (value[i][s] > threshold) segments |= 1 << s;
+            weakest = std::min(weakest, margin[s]);
+        }
+        int digit = -1;
+        double confidence = 0;
+        for (const auto &pattern : kPatterns)
+            if (pattern.segments == segments) digit = pattern.digit;
+        if (digit >= 0) {
+            confidence = clamp01(weakest / 0.45);
+        } else {
+            // No exact pattern: the nearest one, by the margins of the segments that disagree.
+            double bestCost = 1e9;
+            for (const auto &pattern : kPatterns) {
+                double cost = 0;
+                for (int s = 0; s < 7; ++s)
+                    if (((pattern.segments ^ segments) >> s) & 1) cost += margin[s];
+                if (cost < bestCost) {
+                    bestCost = cost;
+                    digit = pattern.digit;
+                }
+            }
+            confidence = 0.5 * clamp01(1 - bestCost / 0.5);
+        }
+        confidence *= clamp01(own / (0.6 * lit));  // a digit much fainter than the others is doubtful
+        out.digits[out.count] = char('0' + digit);
+        out.confidence[out.count] = float(100 * confidence);
+        ++out.count;
+    }
+    // Decimal point: the strongest dot at the baseline between two digits, if it is lit and stands out from the
+    // unlit points (which LCDs show faintly).
+    const int dot = std::max(1, int(std::lround(std::min(0.07 * h, 0.5 * (pitch - wd)))));
+    cv::boxFilter(m.strokes, m.boxed, -1, cv::Size(dot, dot));
+    double dots[LV_METER_MAX_DIGITS] = {};
+    double bestDot = 0;
+    int bestAfter = -1;
+    for (int i = 0; i + 1 < cellCount; ++i) {
+        const double right = cells[i].left + wd, next = cells[i + 1].left;
+        const double space = next - right;
+        if (space < 1) continue;
+        const double inset = std::min(dot / 2.0, std::max(0.0, (space - 1) / 2));
+        cv::Rect r(int(std::floor(right + inset)), int(std::floor(row.bottom + row.shift(right + space / 2) - 0.2 * h)),
+                   std::max(1, int(std::lround(space - 2 * inset))), std::max(1, int(0.26 * h)));
+        r &= cv::Rect(0, 0, m.boxed.cols, m.boxed.rows);
+        if (r.empty()) continue;
+        double peak = 0;
+        cv::minMaxLoc(m.boxed(r), nullptr, &peak);
+        dots[i] = peak;
+        if (peak > bestDot) {
+            bestDot = peak;
+            bestAfter = i + 1;
+        }
+    }
+    double otherDots = 0;
+    for (int i = 0; i + 1 < cellCount; ++i)
+        if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
+    if (bestAfter > 0 && bestDot > 0.5 * lit && bestDot > 1.6 * otherDots) out.decimalAfter = bestAfter;
+    // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the
+    // right polarity, small for the wrong one (which finds the gaps between segments).
+    {
+        const int rowWidth = int(cells[cellCount - 1].left + wd - cells[0].left);
+        const cv::Rect band =
+            cv::Rect(int(cells[0].left), int(row.top), rowWidth, int(h)) & cv::Rect(0, 0, m.smooth.cols, m.smooth.rows);
+        if (!band.empty()) {
+            int histogram[256] = {};
+            double strokeSum = 0, strokeCount = 0;
+            for (int y = band.y; y < band.y + band.height; ++y) {
+                const uint8_t *grey = m.smooth.ptr<uint8_t>(y);
+                const uint8_t *on = m.binary.ptr<uint8_t>(y);
+                for (int x = band.x; x < band.x + band.width; ++x) {
+                    ++histogram[grey[x]];
+                    if (on[x]) {
+                        strokeSum += grey[x];
+                        ++strokeCount;
+                    }
+                }
+            }
+            int seen = 0, medianGrey = 0;
+            while (medianGrey < 255 && (seen += histogram[medianGrey]) < band.area() / 2) ++medianGrey;
+            if (strokeCount > 0) {
+                const double strokeMean = strokeSum / strokeCount;
+                out.contrast = float(lightOnDark ? strokeMean - medianGrey : medianGrey - strokeMean);
+            }
+        }
+    }
+    out.box = cv::Rect(int(cells[0].left), int(row.top), int(cells[cellCount - 1].left + wd - cells[0].left),
+                       int(h));
+    out.finish();
+    double sum = 0;
+    for (int i = 0; i < out.count; ++i) sum += out.confidence[i];
+    out.score = float(sum);
+}
+
+// MARK: Roller counters
+
+/// One drum's match against a strip.
+struct DrumMatch {
+    double position = 0;    // in digits: 0 = '0' centred, 0.5 = half-way from '0' to '1', 9.9 = nearly back at '0'
+    double confidence = 0;  // 0-1: how much better the best position is than the best at another digit
+    double peak = 0;        // the best normalised correlation
+    double second = 0;      // the best at least 0.8 digit away
+};
+
+/// Cuts the drum window centred at (cx, cy), `h` high (working pixels), out of the crop at full resolution, scales it
+/// to the templates' size and turns it into a stroke patch: each pixel's distance from its ground (the brightest
+/// pixel, for dark digits, or the darkest, for light ones) where the ground is the lesser of its row's and its
+/// column's, over the window widened by a quarter digit either side and heightened by 15 % above and below. The row
+/// ground takes out the drum's shading; the column ground takes out the bars between drums, which run the window's
+/// whole height where a digit does not. Returns false when the window is not in the crop.
+bool extractPatch(lv_meter &m, double cx, double cy, double h, bool lightOnDark) {
+    const double back = 1 / m.scale;
+    const double height = h * back, width = height * kTW / kTH, side = 0.25 * width, above = 0.15 * height;
+    const int extraX = int(std::lround(0.25 * kTW)), extraY = int(std::lround(0.15 * kTH));
+    const cv::Rect2d want((cx * back) - width / 2 - side, (cy * back) - height / 2 - above, width + 2 * side,
+                          height + 2 * above);
+    const cv::Rect bounds(0, 0, m.grey.cols, m.grey.rows);
+    cv::Rect r(int(std::floor(want.x)), int(std::floor(want.y)), int(std::ceil(want.width)),
+               int(std::ceil(want.height)));
+    const cv::Rect inside = r & bounds;
+    if (inside.width < 3 || inside.height < 3) return false;
+    // Outside the crop, repeat its edge.
+    cv::copyMakeBorder(m.grey(inside), m.region, inside.y - r.y, r.y + r.height - inside.y - inside.height,
+                       inside.x - r.x, r.x + r.width - inside.x - inside.width, cv::BORDER_REPLICATE);
+    const cv::Size scaled(kTW + 2 * extraX, kTH + 2 * extraY);
+    cv::resize(m.region, m.regionScaled, scaled, 0, 0, cv::INTER_AREA);
+    // Dark digits: invert, so that strokes are high and grounds are minima.
+    if (!lightOnDark) cv::bitwise_not(m.regionScaled, m.regionScaled);
+    int rowGround[2 * kTH], columnGround[2 * kTW];  // extraY <= kTH / 2 and extraX <= kTW / 2
+    for (int x = 0; x < scaled.width; ++x) columnGround[x] = 255;
+    for (int y = 0; y < scaled.height; ++y) {
+        const uint8_t *row = m.regionScaled.ptr<uint8_t>(y);
+        int ground = 255;
+        for (int x = 0; x < scaled.width; ++x) {
+            ground = std::min(ground, int(row[x]));
+            columnGround[x] = std::min(columnGround[x], int(row[x]));
+        }
+        rowGround[y] = ground;
+    }
+    m.patch.create(kTH, kTW, CV_32FC1);
+    for (int y = 0; y < kTH; ++y) {
+        const uint8_t *row = m.regionScaled.ptr<uint8_t>(y + extraY);
+        float *out = m.patch.ptr<float>(y);
+        for (int x = 0; x < kTW; ++x) {
+            const int ground = std::max(rowGround[y + extraY], columnGround[x + extraX]);
+            out[x] = float(std::max(0, row[x + extraX] - ground));
+        }
+    }
+    cv::resize(m.patch, m.patchSmall, cv::Size(kTW / 2, kTH / 2), 0, 0, cv::INTER_AREA);
+    return normalisePatch(m.patch) && normalisePatch(m.patchSmall);
+}
+
+/// Matches the normalised patches (m.patch, m.patchSmall) against strip `index`: a coarse search at half size over
+/// the whole drum, then the best few candidates refined at full size.
+DrumMatch matchPatch(lv_meter &m, int index, int font) {
+    DrumMatch result;
+    const double pitch = m.stripPitch[index];
+    const Strip &coarseStrip = m.strips[index][font][1];
+    const Strip &fineStrip = m.strips[index][font][0];
+    // Coarse: every second offset (the correlation varies slowly at half size), the best of the horizontal shifts.
+    const int offsets = coarseStrip.inverseNorm.rows, shifts = coarseStrip.inverseNorm.cols;
+    m.values.assign(size_t(offsets), -1.0);
+    m.shifts.assign(size_t(offsets), 0);
+    double *coarse = m.values.data();
+    for (int y = 0; y < offsets; y += 2) {
+        float best = -1;
+        for (int x = 0; x < shifts; ++x) {
+            const float value = correlate(coarseStrip, m.patchSmall, y, x);
+            if (value > best) {
+                best = value;
+                m.shifts[size_t(y)] = x;
+            }
+        }
+        coarse[y] = best;
+    }
+    // The coarse maxima, strongest first, at least a third of a digit apart.
+    int candidates[4];
+    int found = 0;
+    const double apart = pitch / 6;  // a third of a digit, in half-size pixels
+    for (int pass = 0; pass < 4; ++pass) {
+        int best = -1;
+        for (int y = 0; y < offsets; ++y) {
+            bool near = false;
+            for (int c = 0; c < found; ++c) near = near || std::abs(y - candidates[c]) < apart;
+            if (!near && (best < 0 || coarse[y] > coarse[best])) best = y;
+        }
+        if (best < 0) break;
+        candidates[found++] = best;
+    }
+    if (found == 0) return result;
+    // Fine: within two coarse pixels of each candidate, at full size, around the coarse horizontal shift.
+    double refinedOffset[4] = {}, refinedValue[4] = {};
+    const int fineOffsets = fineStrip.inverseNorm.rows, fineShifts = fineStrip.inverseNorm.cols;
+    for (int c = 0; c < found; ++c) {
+        constexpr int kSpan = 9;
+        float profile[kSpan];
+        const int top = 2 * candidates[c] - kSpan / 2;
+        const int centre = 2 * m.shifts[size_t(candidates[c])];
+        int best = -1;
+        for (int i = 0; i < kSpan; ++i) {
+            const int y = top + i;
+            profile[i] = -1;
+            if (y < 0 || y >= fineOffsets) continue;
+            for (int x = std::max(0, centre - 1); x <= std::min(fineShifts - 1, centre + 1); ++x)
+                profile[i] = std::max(profile[i], correlate(fineStrip, m.patch, y, x));
+            if (best < 0 || profile[i] > profile[best]) best = i;
+        }
+        if (best < 0) continue;
+        double offset = top + best;
+        if (best > 0 && best < kSpan - 1 && profile[best - 1] > -1 && profile[best + 1] > -1) {
+            const double a = profile[best - 1], b = profile[best], d = profile[best + 1];
+            const double denominator = a - 2 * b + d;
+            if (denominator < 0) offset += 0.5 * (a - d) / denominator;
+        }
+        refinedOffset[c] = offset;
+        refinedValue[c] = profile[best];
+    }
+    int best = 0;
+    for (int c = 1; c < found; ++c)
+        if (refinedValue[c] > refinedValue[best]) best = c;
+    // Runner-up: the best candidate at least 0.8 digit away, around the drum (the strip repeats 9 and 0 at its
+    // ends). Nearer positions show the same glyphs shifted; how sure the reading is between neighbouring digits
+    // depends on how close the position is to where the reading turns (see readCounter).
+    const double period = 10 * pitch;
+    double second = 0;
+    for (int c = 0; c < found; ++c) {
+        const double distance = std::fmod(std::fabs(refinedOffset[c] - refinedOffset[best]), period);
+        if (std::min(distance, period - distance) >= 0.8 * pitch) second = std::max(second, refinedValue[c]);
+    }
+    result.second = second;
+    result.position = (refinedOffset[best] + kTH / 2.0) / pitch - 0.5 - 1.0;
+    result.peak = refinedValue[best];
+    result.confidence = clamp01((result.peak - 0.35) / 0.35) * clamp01((result.peak - second) / 0.15);
+    return result;
+}
+
+/// Reads one drum: against the strip at the usual drum pitch, and when the drum is caught between digits also against
+/// the strips at the other pitches (the gap between two half digits depends on it), keeping the best match.
+DrumMatch matchDrum(lv_meter &m, double cx, double cy, double h, bool lightOnDark, int font) {
+    if (!extractPatch(m, cx, cy, h, lightOnDark)) return DrumMatch();
+    DrumMatch best = matchPatch(m, 0, font);
+    const double fraction = best.position - std::floor(best.position);
+    if (fraction > 0.12 && fraction < 0.88) {
+        for (int index = 1; index < kStripCount; ++index) {
+            const DrumMatch other = matchPatch(m, index, font);
+            if (other.peak > best.peak) best = other;
+        }
+    }
+    return best;
+}
+
+/// Where a counter's drums are: the row of whole digits, the drum pitch and the grid of drums, in working pixels.
+struct DrumRow {
+    Row row;
+    double pitch = 0, origin = 0;
+    int lo = 0, hi = -1;
+    double quality = 0;
+    int font = 0;  // the templates the whole digits match best
+};
+
+/// Finds the drums with the current stroke map: the whole digits (bars between drums taken out by a column-wise
+/// closing a little taller than the digits), the pitch between them, and drums beyond them that hold a digit
+/// caught mid-roll.
+bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums) {
+    drums = DrumRow();
+    // First pass: the stroke map the caller made (row-wise closing only), for the digits' height. Second pass: a
+    // row-wise closing just wider than a digit (so a slightly rotated window edge leaves no sliver) and a column-wise
+    // one a little taller than a digit (so the bars between drums, which are taller, give nothing), where digits that
+    // touched those bars come free. When the first pass finds nothing, try the second for a few digit heights.
+    Row first;
+    const bool haveFirst = findRow(m, first, false, 0.25, 0.7, 0.15);
+    cv::Mat &binary = m.drumBinary[lightOnDark ? 1 : 0];
+    double bestScore = 0;
+    auto consider = [&](const Row &candidate) {
+        double score = 0;
+        for (const Blob &b : candidate.members) score += b.h;
+        if (score <= bestScore) return;
+        bestScore = score;
+        drums.row = candidate;
+        m.binary.copyTo(binary);
+    };
+    auto attempt = [&](double digitHeight) {
+        strokeMap(m, lightOnDark, odd(0.9 * digitHeight), odd(1.2 * digitHeight));
+        binarise(m);
+        Row candidate;
+        if (findRow(m, candidate, false, 0.25, 0.7, 0.15)) consider(candidate);
+    };
+    if (haveFirst) {
+        consider(first);
+        attempt(first.height);
+    }
+    if (!haveFirst || drums.row.members.size() < 3)
+        for (double fraction : {0.3, 0.45, 0.6}) attempt(fraction * m.smooth.rows);
+    if (drums.row.members.empty()) return false;
+    const Row &row = drums.row;
+    const double h = row.height;
+    // Drum pitch from the centres of the whole digits in view: the smallest step between neighbours (drums are at
+    // least 0.4 digit heights apart), refined over the steps that are whole multiples of it.
+    double pitch = 0.9 * h;
+    m.scratch.clear();
+    for (size_t i = 1; i < row.members.size(); ++i) {
+        const double step = row.members[i].cx() - row.members[i - 1].cx();
+        if (step > 0.4 * h) m.scratch.push_back(step);
+    }
+    if (!m.scratch.empty()) {
+        const double base = *std::min_element(m.scratch.begin(), m.scratch.end());
+        double sum = 0, units = 0;
+        for (double step : m.scratch) {
+            const double k = std::round(step / base);
+            if (k >= 1 && std::fabs(step / base - k) < 0.2) {
+                sum += step;
+                units += k;
+            }
+        }
+        if (units > 0) pitch = sum / units;
+    }
+    const double x0 = row.members[0].cx();
+    double origin = 0;
+    for (const Blob &b : row.members) origin += b.cx() - std::round((b.cx() - x0) / pitch) * pitch;
+    origin /= double(row.members.size());
+    drums.pitch = pitch;
+    drums.origin = origin;
+    drums.lo = 0;
+    drums.hi = int(std::lround((row.members.back().cx() - x0) / pitch));
+    // The font: the templates that the whole digits match better.
+    {
+        double fit[2] = {0, 0};
+        int count = 0;
+        const std::vector<Blob> &members = row.members;
+        // One whole digit a third of the way along the row decides (each match costs time).
+        if (!members.empty()) {
+            const Blob &b = members[members.size() / 3];
+            for (int font = 0; font < 2; ++font)
+                fit[font] += matchDrum(m, b.cx(), row.centre + row.shift(b.cx()), h, lightOnDark, font).peak;
+            count = 1;
+        }
+        drums.font = fit[1] > fit[0] ? 1 : 0;
+        drums.quality = std::max(fit[0], fit[1]) / std::max(1, count);
+    }
+    // A drum beyond the whole digits (caught mid-roll) must hold strokes as wide as a digit's, centred in its cell,
+    // that match the strip well: the counter's frame beside the last drum does not.
+    auto drum = [&](int k) {
+        const double cx = origin + k * pitch;
+        cv::Rect r(int(cx - 0.5 * pitch), int(row.centre + row.shift(cx) - 0.7 * h), int(pitch), int(1.4 * h));
+        if (r.x < 0 || r.x + r.width > binary.cols) return false;
+        r &= cv::Rect(0, 0, binary.cols, binary.rows);
+        if (r.empty()) return false;
+        cv::reduce(binary(r), m.boxed, 0, cv::REDUCE_MAX);
+        const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
+        int left = -1, right = -1;
+        double mass = 0, moment = 0;
+        for (int x = 0; x < r.width; ++x) {
+            if (!columns[x]) continue;
+            if (left < 0) left = x;
+            right = x;
+            mass += 1;
+            moment += x + 0.5;
+        }
+        if (left < 0 || right - left + 1 < 0.3 * h) return false;
+        if (std::fabs(moment / mass - r.width / 2.0) > 0.15 * pitch) return false;
+        const DrumMatch dm = matchDrum(m, cx, row.centre + row.shift(cx), h, lightOnDark, drums.font);
+        return dm.peak >= 0.75 || (dm.peak >= 0.6 && dm.confidence >= 0.25);
+    };
+    while (drums.hi - drums.lo + 1 < LV_METER_MAX_DIGITS && drum(drums.lo - 1)) --drums.lo;
+    while (drums.hi - drums.lo + 1 < LV_METER_MAX_DIGITS && drum(drums.hi + 1)) ++drums.hi;
+    return true;
+}
+
+void readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out) {
+    out = Reading();
+    out.mode = LV_METER_MODE_COUNTER;
+    out.lightOnDark = lightOnDark;
+    const Row &row = drums.row;
+    const double h = row.height;
+    double sum = 0;
+    for (int k = drums.lo; k <= drums.hi && out.count < LV_METER_MAX_DIGITS; ++k) {
+        const double cx = drums.origin + k * drums.pitch;
+        const DrumMatch match = matchDrum(m, cx, row.centre + row.shift(cx), h, lightOnDark, drums.font);
+        // A drum between two digits reads as the lower one, until the next digit is mostly in view.
+        const double shifted = match.position + 0.2;
+        const double whole = std::floor(shifted);
+        const int digit = ((int(whole) % 10) + 10) % 10;
+        // Confidence, calibrated on generated counters: a whole digit needs a high peak and a clear margin over the
+        // best other digit. Between two digits, the neighbouring pair of half digits often matches nearly as well
+        // (the lower half of 8 and of 9 are alike), so there the peak counts most. Close to the point where the
+        // reading turns to the next digit, the digit is uncertain.
+        const double fraction = match.position - std::floor(match.position);
+        const bool rolling = fraction > 0.12 && fraction < 0.88;
+        const double margin = match.peak - match.second;
+        const double edge = std::min(shifted - whole, 1 - (shifted - whole));
+        const double confidence = clamp01((match.peak - 0.6) / 0.3) *
+                                  clamp01(rolling ? 0.5 + margin / 0.1 : margin / 0.2) * clamp01(edge / 0.08);
+        out.digits[out.count] = char('0' + digit);
+        out.confidence[out.count] = float(100 * confidence);
+        sum += 100 * confidence;
+        ++out.count;
+    }
+    out.box = cv::Rect(int(drums.origin + drums.lo * drums.pitch - drums.pitch / 2), int(row.top),
+                       int((drums.hi - drums.lo + 1) * drums.pitch), int(h));
+    out.finish();
+    out.score = float(sum);
+}
+
+/// Keeps `candidate` when it beats `best`: the higher reading confidence, then the higher total.
+void keepBetter(Reading &best, const Reading &candidate) {
+    if (candidate.count == 0) return;
+    if (best.count == 0 || candidate.readingConfidence > best.readingConfidence + 1e-3 ||
+        (std::fabs(candidate.readingConfidence - best.readingConfidence) <= 1e-3 && candidate.score > best.score))
+        best = candidate;
+}
+
+}  // namespace
+
+extern "C" int lv_meter_create(int mode, lv_meter **out) {
+    if (!out) return LV_METER_EINVAL;
+    *out = nullptr;
+    if (mode != LV_METER_MODE_DIGITAL && mode != LV_METER_MODE_COUNTER && mode != LV_METER_MODE_AUTO)
+        return LV_METER_EINVAL;
+    try {
+        auto *meter = new lv_meter();
+        meter->mode = mode;
+        if (mode != LV_METER_MODE_DIGITAL) buildStrips(*meter);
+        *out = meter;
+        return 0;
+    } catch (const std::bad_alloc &) {
+        return LV_METER_ENOMEM;
+    } catch (...) {
+        return LV_METER_EINTERNAL;
+    }
+}
+
+extern "C" void lv_meter_destroy(lv_meter *meter) { delete meter; }
+
+extern "C" int lv_meter_templates(int font, const uint8_t **pixels) {
+    if (!pixels || font < 0 || font > 1) return LV_METER_EINVAL;
+    *pixels = lv_meter_detail::kDigitTemplates[font];
+    return 0;
+}
+
+extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int height, int stride,
+                             lv_meter_result *result) {
+    if (!meter || !pixels || !result || width <= 0 || height <= 0 || stride < width) return LV_METER_EINVAL;
+    std::memset(result, 0, sizeof *result);
+    result->decimal_after = -1;
+    try {
+        // SAFETY: OpenCV only reads through this header; the const_cast is needed because cv::Mat has no
+        // read-only view type.
+        lv_meter &m = *meter;
+        m.grey = cv::Mat(height, width, CV_8UC1, const_cast<void *>(pixels), size_t(stride));
+        prepare(m);
+        Reading best, candidate;
+        DrumRow drums[2];
+        bool haveDrums[2] = {false, false};
+        Reading digital[2];
+        for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
+            strokeMap(m, lightOnDark != 0, odd(0.6 * m.smooth.rows), 0);
+            binarise(m);
+            if (m.mode != LV_METER_MODE_COUNTER) readDigital(m, lightOnDark != 0, digital[lightOnDark]);
+            if (m.mode != LV_METER_MODE_DIGITAL)
+                haveDrums[lightOnDark] = findDrums(m, lightOnDark != 0, drums[lightOnDark]);
+        }
+        // Of the two seven-segment readings, the one whose strokes stand further from the ground.
+        if (m.mode != LV_METER_MODE_COUNTER) {
+            const int polarity = digital[0].count == 0                                  ? 1
+                                 : digital[1].count == 0                                ? 0
+                                 : digital[1].contrast > digital[0].contrast ? 1 : 0;
+            keepBetter(best, digital[polarity]);
+        }
+        // Read the counter in the polarity whose whole digits match the templates better (both when they are close).
+        double fit[2] = {-1, -1};
+        for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark)
+            if (haveDrums[lightOnDark]) fit[lightOnDark] = drums[lightOnDark].quality;
+        Reading counter;
+        for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
+            if (!haveDrums[lightOnDark] || fit[lightOnDark] < fit[1 - lightOnDark] - 0.1) continue;
+            readCounter(m, lightOnDark != 0, drums[lightOnDark], candidate);
+            keepBetter(counter, candidate);
+        }
+        // Auto mode: printed digits that match the drum templates this well are a counter, whatever the
+        // seven-segment reader made of them; otherwise the more confident reading wins.
+        const double counterFit = std::max(fit[0], fit[1]);
+        if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 && counterFit >= kCounterFit)
+            best = counter;
+        else
+            keepBetter(best, counter);
+        if (best.count == 0) return 0;
+        const double back = 1 / m.scale;  // working pixels to image pixels
+        result->digit_count = best.count;
+        result->decimal_after = best.decimalAfter;
+        result->mode = best.mode;
+        result->light_on_dark = best.lightOnDark;
+        std::memcpy(result->digits, best.digits, sizeof result->digits);
+        std::memcpy(result->confidence, best.confidence, sizeof result->confidence);
+        result->reading_confidence = best.readingConfidence;
+        cv::Rect box(int(std::floor(best.box.x * back)), int(std::floor(best.box.y * back)),
+                     int(std::ceil(best.box.width * back)), int(std::ceil(best.box.height * back)));
+        box &= cv::Rect(0, 0, width, height);
+        result->box_x = box.x;
+        result->box_y = box.y;
+        result->box_width = box.width;
+        result->box_height = box.height;
+        return best.count;
+    } catch (const std::bad_alloc &) {
+        return LV_METER_ENOMEM;
+    } catch (...) {
+        return LV_METER_EINTERNAL;
+    }
+}
+
+extern "C" int lv_meter_encode_png(lv_meter *meter, const void *pixels, int width, int height, int stride,
+                                   const uint8_t **bytes, size_t *count) {
+    if (!meter || !pixels || !bytes || !count || width <= 0 || height <= 0 || stride < width) return LV_METER_EINVAL;
+    *bytes = nullptr;
+    *count = 0;
+    try {
+        // SAFETY: imencode only reads the image; cv::Mat has no read-only view type.
+        const cv::Mat grey(height, width, CV_8UC1, const_cast<void *>(pixels), size_t(stride));
+        static const std::vector<int> parameters = {cv::IMWRITE_PNG_COMPRESSION, 1};
+        if (!cv::imencode(".png", grey, meter->png, parameters)) return LV_METER_EINTERNAL;
+        *bytes = meter->png.data();
+        *count = meter->png.size();
+        return 0;
+    } catch (const std::bad_alloc &) {
+        return LV_METER_ENOMEM;
+    } catch (...) {
+        return LV_METER_EINTERNAL;
+    }
+}

@@ -1,0 +1,292 @@
+import CLumaVision
+import Logging
+import LumaScanCore
+
+/// What the meter recognizer read in one frame: the reading, each digit's confidence, where it looked, and (for a
+/// completed reading) the crop it read as PNG.
+public struct MeterReading: Hashable, Sendable {
+    /// Why a reading is or is not complete.
+    public enum Status: Hashable, Sendable {
+        /// No digit was found in the crop.
+        case noDigits
+        /// Digits were read, but the least confident is below `minConfidence`.
+        case belowConfidence
+        /// The reading does not match `validationRegex`.
+        case failsValidation
+        /// The reading is valid and has now been seen in `count` consecutive frames, fewer than needed.
+        case stabilising(count: Int)
+        /// The reading was seen in enough consecutive frames: it is the result.
+        case completed
+    }
+
+    /// Which reader produced the reading.
+    public enum Reader: String, Hashable, Sendable {
+        /// The seven-segment reader.
+        case digital
+        /// The roller-counter reader.
+        case counter
+    }
+
+    /// The reading: digits with at most one decimal point, after `maxNumDecimalDigits`; empty when no digit was found.
+    public var text: String
+    /// Each digit's confidence, 0–100, left to right (the decimal point has none).
+    public var digitConfidences: [Double]
+    /// The reading's confidence, 0–100: its least confident digit's (0 when there is none).
+    public var confidence: Double
+    /// The reader that produced it, when digits were found.
+    public var reader: Reader?
+    /// Whether the digits are lighter than their background (LED, white-on-black drums).
+    public var lightOnDark: Bool
+    /// The cutout rectangle, in frame pixels.
+    public var cutout: Rect
+    /// The crop that was read, in frame pixels.
+    public var crop: Rect
+    /// The digits' bounds, in frame pixels; `nil` when no digit was found.
+    public var digitBounds: Rect?
+    /// Why the reading is or is not complete.
+    public var status: Status
+    /// The crop as an 8-bit grey PNG, for completed readings only (encoding costs a few milliseconds).
+    public var cropPNG: [UInt8]?
+    /// LumaScan's index of the frame read.
+    public var frameIndex: UInt64
+
+    /// Creates a reading.
+    public init(
+        text: String, digitConfidences: [Double], confidence: Double, reader: Reader?, lightOnDark: Bool, cutout: Rect,
+        crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64
+    ) {
+        self.text = text
+        self.digitConfidences = digitConfidences
+        self.confidence = confidence
+        self.reader = reader
+        self.lightOnDark = lightOnDark
+        self.cutout = cutout
+        self.crop = crop
+        self.digitBounds = digitBounds
+        self.status = status
+        self.cropPNG = cropPNG
+        self.frameIndex = frameIndex
+    }
+}
+
+/// Reads meters after Anyline's meter plugin: crops each frame to the cutout (a view, no copy), reads seven-segment
+/// digits or roller-counter digits with OpenCV, and completes a reading once it has been seen in
+/// ``MeterConfiguration/consecutiveFrames`` consecutive frames at or above ``MeterConfiguration/minConfidence`` and
+/// matching ``MeterConfiguration/validationRegex``.
+///
+/// Reports, one per frame:
+/// - `IN_PROGRESS` / `UNREADABLE` with no text when no digit was found;
+/// - `IN_PROGRESS` / `UNREADABLE` with the partial reading as text while a reading is below the confidence, fails
+///   validation or is not yet stable (``lastReading``'s ``MeterReading/status`` says which);
+/// - `COMPLETED_RESULT` / `OK` with the reading as text (and as UTF-8 bytes), once; after it the recognizer reports
+///   nothing until ``reset()``.
+///
+/// Every report's polygon is the digits' bounds in frame pixels (empty when none were found). The meter-specific data
+/// (per-digit confidences, cutout and crop rectangles, the crop as PNG) is in ``lastReading``, which describes the
+/// frame of the last report appended, and ``completedReading``.
+public final class MeterRecognizer: Recognizer, @unchecked Sendable {
+    // SAFETY (Sendable): the engine calls `process` and `reset` on its recognition thread only, one frame at a time
+    // (the Recognizer contract); the reader handle, the stabilisation state and `lastReading` are touched only there.
+    // Reading `lastReading` from another thread while frames are processed is a data race the caller must avoid.
+
+    /// The recognizer's id, copied into every report.
+    public let id: String
+    /// The meter configuration it was built with.
+    public let configuration: MeterConfiguration
+    /// The cutout configuration it was built with.
+    public let cutout: CutoutConfiguration
+    /// The reading behind the last report appended: `nil` before the first frame and after ``reset()``.
+    public private(set) var lastReading: MeterReading?
+    /// The completed reading, once there is one (until ``reset()``).
+    public private(set) var completedReading: MeterReading?
+
+    private let logger: Logger
+    private let reader: OpaquePointer
+    private let validation: Regex<AnyRegexOutput>?
+    private var geometryCache: CutoutGeometry?
+    private var candidate: String?
+    private var candidateCount = 0
+    private var completed = false
+
+    /// Builds a recognizer. Throws ``LumaScanError`` with ``LumaScanError/Code/invalidConfiguration`` for an invalid
+    /// configuration (naming the JSON path) and ``LumaScanError/Code/unsupported`` for `dial_meter`.
+    public init(
+        configuration: MeterConfiguration = .init(), cutout: CutoutConfiguration = .init(), id: String = "meter",
+        logger: Logger
+    ) throws {
+        try configuration.validate()
+        try cutout.validate()
+        let mode: Int32
+        switch configuration.scanMode {
+        case .digitalMeter: mode = LV_METER_MODE_DIGITAL
+        case .counterMeter: mode = LV_METER_MODE_COUNTER
+        case .autoMeter: mode = LV_METER_MODE_AUTO
+        case .dialMeter:
+            throw LumaScanError(
+                .unsupported,
+                "\(MeterConfiguration.jsonPath).scanMode: dial_meter is not supported yet; use digital_meter, "
+                    + "counter_meter or auto_meter")
+        }
+        var handle: OpaquePointer?
+        let status = lv_meter_create(mode, &handle)
+        guard status == 0, let handle else {
+            throw LumaScanError(.invalidState, "the meter reader could not be created (code \(status))")
+        }
+        reader = handle
+        // validate() compiled the expression already; a failure here cannot happen, but is reported all the same.
+        validation = try configuration.validationRegex.map { try Regex($0) }
+        self.configuration = configuration
+        self.cutout = cutout
+        self.id = id
+        self.logger = logger
+    }
+
+    deinit { lv_meter_destroy(reader) }
+
+    /// The cutout and crop rectangles for a frame size (cached for the last size seen).
+    public func geometry(frameSize: Size) -> CutoutGeometry {
+        if let geometryCache, geometryCache.frameSize == frameSize { return geometryCache }
+        let geometry = cutout.geometry(frameSize: frameSize)
+        geometryCache = geometry
+        return geometry
+    }
+
+    /// Reads the cutout of one frame and appends one report (none after a completed result, until ``reset()``).
+    public func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        if completed { return }
+        let geometry = geometry(frameSize: luma.size)
+        guard let crop = luma.cropped(to: geometry.crop) else {
+            let reading = MeterReading(
+                text: "", digitConfidences: [], confidence: 0, reader: nil, lightOnDark: false,
+                cutout: geometry.cutout, crop: geometry.crop, digitBounds: nil, status: .noDigits, cropPNG: nil,
+                frameIndex: metadata.index)
+            append(reading, metadata: metadata, into: &reports)
+            return
+        }
+        var result = lv_meter_result()
+        let count = lv_meter_read(
+            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), Int32(crop.stride), &result)
+        if count < 0 {
+            logger.error("meter reader failed", metadata: ["code": "\(count)", "frame": "\(metadata.index)"])
+        }
+        var reading = Self.reading(from: result, geometry: geometry, maxDecimals: configuration.maxNumDecimalDigits)
+        reading.frameIndex = metadata.index
+        reading.status = status(of: reading)
+        if reading.status == .completed {
+            reading.cropPNG = encodePNG(crop)
+            completed = true
+            completedReading = reading
+            logger.debug(
+                "meter reading completed",
+                metadata: ["reading": "\(reading.text)", "confidence": "\(Int(reading.confidence))"])
+        }
+        append(reading, metadata: metadata, into: &reports)
+    }
+
+    /// Forgets the stabilisation state and any completed reading, so scanning starts again.
+    public func reset() {
+        candidate = nil
+        candidateCount = 0
+        completed = false
+        lastReading = nil
+        completedReading = nil
+    }
+
+    private func append(_ reading: MeterReading, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        lastReading = reading
+        let polygon: [Point] =
+            reading.digitBounds.map { box in
+                [
+                    Point(x: Double(box.x), y: Double(box.y)), Point(x: Double(box.maxX), y: Double(box.y)),
+                    Point(x: Double(box.maxX), y: Double(box.maxY)), Point(x: Double(box.x), y: Double(box.maxY)),
+                ]
+            } ?? []
+        if reading.status == .completed {
+            reports.append(
+                ScanReport(
+                    .completedResult, .ok, recognizerID: id, frame: metadata, text: reading.text,
+                    bytes: Array(reading.text.utf8), polygon: polygon))
+        } else {
+            reports.append(
+                ScanReport(
+                    .inProgress, .unreadable, recognizerID: id, frame: metadata,
+                    text: reading.text.isEmpty ? nil : reading.text, polygon: polygon))
+        }
+    }
+
+    /// The status of a fresh reading, advancing the stabilisation state.
+    private func status(of reading: MeterReading) -> MeterReading.Status {
+        let valid: MeterReading.Status?
+        if reading.text.isEmpty {
+            valid = .noDigits
+        } else if reading.confidence < Double(configuration.minConfidence) {
+            valid = .belowConfidence
+        } else if let validation, (try? validation.wholeMatch(in: reading.text)) == nil {
+            valid = .failsValidation
+        } else {
+            valid = nil
+        }
+        if let valid {
+            candidate = nil
+            candidateCount = 0
+            return valid
+        }
+        if reading.text == candidate {
+            candidateCount += 1
+        } else {
+            candidate = reading.text
+            candidateCount = 1
+        }
+        return candidateCount >= configuration.consecutiveFrames ? .completed : .stabilising(count: candidateCount)
+    }
+
+    private func encodePNG(_ crop: LumaView) -> [UInt8]? {
+        var bytes: UnsafePointer<UInt8>?
+        var count = 0
+        let status = lv_meter_encode_png(
+            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), Int32(crop.stride), &bytes, &count)
+        guard status == 0, let bytes else {
+            logger.warning("meter crop could not be encoded as PNG", metadata: ["code": "\(status)"])
+            return nil
+        }
+        return Array(UnsafeBufferPointer(start: bytes, count: count))
+    }
+
+    /// Turns the C result into a reading (status and frame index to be filled in), mapping crop pixels to frame
+    /// pixels and dropping decimal digits beyond `maxDecimals` (when it is not negative).
+    static func reading(from result: lv_meter_result, geometry: CutoutGeometry, maxDecimals: Int) -> MeterReading {
+        let count = max(0, min(Int(result.digit_count), Int(LV_METER_MAX_DIGITS)))
+        var digits = withUnsafeBytes(of: result.digits) { Array($0.prefix(count)) }
+        var confidences = withUnsafeBytes(of: result.confidence) { raw in
+            (0..<count).map { Double(raw.load(fromByteOffset: $0 * MemoryLayout<Float>.stride, as: Float.self)) }
+        }
+        var decimalAfter = Int(result.decimal_after)
+        if decimalAfter >= 0, maxDecimals >= 0, count - decimalAfter > maxDecimals {
+            digits.removeLast(count - decimalAfter - maxDecimals)
+            confidences.removeLast(count - decimalAfter - maxDecimals)
+        }
+        if decimalAfter >= 0, decimalAfter >= digits.count { decimalAfter = -1 }  // no decimals left
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index == decimalAfter, index > 0 { text.append(".") }
+            text.append(Character(Unicode.Scalar(digit)))
+        }
+        let crop = geometry.crop
+        let bounds: Rect? =
+            count > 0 && result.box_width > 0 && result.box_height > 0
+            ? Rect(
+                x: crop.x + Int(result.box_x), y: crop.y + Int(result.box_y), width: Int(result.box_width),
+                height: Int(result.box_height)) : nil
+        let reader: MeterReading.Reader? =
+            switch result.mode {
+            case LV_METER_MODE_DIGITAL: .digital
+            case LV_METER_MODE_COUNTER: .counter
+            default: nil
+            }
+        return MeterReading(
+            text: text, digitConfidences: confidences, confidence: confidences.min() ?? 0,
+            reader: count > 0 ? reader : nil,
+            lightOnDark: result.light_on_dark != 0, cutout: geometry.cutout, crop: crop, digitBounds: bounds,
+            status: .noDigits, cropPNG: nil, frameIndex: 0)
+    }
+}

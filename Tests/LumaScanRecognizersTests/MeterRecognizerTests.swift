@@ -1,0 +1,204 @@
+import Logging
+import LumaScanCore
+import LumaScanRecognizers
+import LumaScanTestSupport
+import Testing
+
+/// Frames of synthetic meters for the recognizer, with the cutout the meters are placed in.
+struct MeterFixture {
+    static let frameSize = Size(width: 640, height: 480)
+    static let cutout = CutoutConfiguration(
+        ratioFromSize: .init(width: 9, height: 4), maxWidthPercent: 90, alignment: .topHalf,
+        cropPadding: .init(x: 24, y: 24))
+
+    let generator: MeterImageGenerator
+    let geometry: CutoutGeometry
+
+    init(cutout: CutoutConfiguration = MeterFixture.cutout) throws {
+        generator = try MeterImageGenerator()
+        geometry = cutout.geometry(frameSize: Self.frameSize)
+    }
+
+    func meter(seed: UInt64, kind: SyntheticMeterKind) -> SyntheticMeter {
+        generator.sample(seed: seed, kind: kind, frameSize: Self.frameSize, cutout: geometry.cutout)
+    }
+
+    static func metadata(_ index: UInt64) -> FrameMetadata {
+        FrameMetadata(
+            index: index, driverSequence: UInt32(truncatingIfNeeded: index),
+            captureTime: MonotonicInstant(nanoseconds: index * 33_000_000),
+            dequeueTime: MonotonicInstant(nanoseconds: index * 33_000_000 + 1_000_000),
+            format: FrameFormat(pixelFormat: .grey, width: frameSize.width, height: frameSize.height),
+            bytesUsed: frameSize.width * frameSize.height)
+    }
+
+    /// Renders `meter` with noise seed `index` and hands it to `recognizer` as frame `index`.
+    func process(_ meter: SyntheticMeter, index: UInt64, with recognizer: MeterRecognizer) -> [ScanReport] {
+        let image = generator.render(meter.withNoiseSeed(index &+ 1))
+        var reports: [ScanReport] = []
+        image.withView { recognizer.process($0, metadata: Self.metadata(index), into: &reports) }
+        return reports
+    }
+}
+
+@Suite("Meter recognizer")
+struct MeterRecognizerTests {
+    private let logger = Logger(label: "MeterRecognizerTests")
+
+    @Test("Completes once the same reading is seen in three consecutive frames", arguments: SyntheticMeterKind.allCases)
+    func completes(kind: SyntheticMeterKind) throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(configuration: .init(), cutout: MeterFixture.cutout, logger: logger)
+        let meter = fixture.meter(seed: 11, kind: kind).clean().withText(kind == .digital ? "04512.7" : "0451278")
+        var completed: [ScanReport] = []
+        for index in 0..<3 {
+            let reports = fixture.process(meter, index: UInt64(index), with: recognizer)
+            #expect(reports.count == 1)
+            let report = try #require(reports.first)
+            #expect(report.recognizerID == "meter")
+            #expect(report.frameIndex == UInt64(index))
+            #expect(report.text == meter.truth)
+            #expect(report.polygon.count == 4)
+            if index < 2 {
+                #expect(report.reportType == .inProgress && report.state == .unreadable)
+                #expect(recognizer.lastReading?.status == .stabilising(count: index + 1))
+            } else {
+                completed.append(report)
+            }
+        }
+        let result = try #require(completed.first)
+        #expect(result.reportType == .completedResult && result.state == .ok)
+        #expect(result.bytes == Array(meter.truth.utf8))
+        let reading = try #require(recognizer.completedReading)
+        #expect(reading == recognizer.lastReading)
+        #expect(reading.status == .completed)
+        #expect(reading.text == meter.truth)
+        #expect(reading.reader == (kind == .digital ? .digital : .counter))
+        #expect(reading.digitConfidences.count == meter.truth.filter(\.isNumber).count)
+        #expect(reading.confidence >= 60 && reading.confidence == reading.digitConfidences.min())
+        #expect(reading.cutout == fixture.geometry.cutout)
+        #expect(reading.crop == fixture.geometry.crop)
+        let bounds = try #require(reading.digitBounds)
+        #expect(reading.crop.contains(bounds))
+        let png = try #require(reading.cropPNG)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        // After the result, nothing more until reset().
+        #expect(fixture.process(meter, index: 3, with: recognizer).isEmpty)
+        recognizer.reset()
+        #expect(recognizer.completedReading == nil && recognizer.lastReading == nil)
+        let again = fixture.process(meter, index: 4, with: recognizer)
+        #expect(again.first?.reportType == .inProgress)
+    }
+
+    @Test("A frame without a meter is UNREADABLE without text")
+    func nothingToRead() throws {
+        let recognizer = try MeterRecognizer(configuration: .init(), cutout: MeterFixture.cutout, logger: logger)
+        let image = LumaImage(width: 640, height: 480, fill: 128)
+        var reports: [ScanReport] = []
+        image.withView { recognizer.process($0, metadata: MeterFixture.metadata(0), into: &reports) }
+        #expect(reports.count == 1)
+        #expect(reports.first?.reportType == .inProgress && reports.first?.state == .unreadable)
+        #expect(reports.first?.text == nil && reports.first?.polygon.isEmpty == true)
+        #expect(recognizer.lastReading?.status == .noDigits)
+        #expect(recognizer.lastReading?.cropPNG == nil)
+    }
+
+    @Test("A reading that fails validationRegex is reported but never completed")
+    func validation() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter, validationRegex: "9{6}"), cutout: MeterFixture.cutout,
+            logger: logger)
+        let meter = fixture.meter(seed: 3, kind: .digital).clean().withText("123456")
+        for index in 0..<5 {
+            let reports = fixture.process(meter, index: UInt64(index), with: recognizer)
+            #expect(reports.first?.reportType == .inProgress && reports.first?.state == .unreadable)
+            #expect(reports.first?.text == "123456")
+            #expect(recognizer.lastReading?.status == .failsValidation)
+        }
+        #expect(recognizer.completedReading == nil)
+    }
+
+    @Test("validationRegex must match the whole reading")
+    func wholeMatch() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter, validationRegex: "[0-9]{5}"), cutout: MeterFixture.cutout,
+            logger: logger)
+        let meter = fixture.meter(seed: 3, kind: .digital).clean().withText("123456")
+        _ = fixture.process(meter, index: 0, with: recognizer)
+        #expect(recognizer.lastReading?.status == .failsValidation)
+    }
+
+    @Test("A reading below minConfidence is reported but never completed")
+    func belowConfidence() throws {
+        let fixture = try MeterFixture()
+        // Unlit segments nearly as dark as lit ones: the digits are right, but read with little confidence.
+        var meter = fixture.meter(seed: 3, kind: .digital).clean().withText("123456")
+        meter.parameters.unlit = 0.42
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        for index in 0..<4 {
+            let reports = fixture.process(meter, index: UInt64(index), with: recognizer)
+            #expect(reports.first?.reportType == .inProgress, "frame \(index)")
+            #expect(reports.first?.text == "123456", "frame \(index)")
+            #expect(recognizer.lastReading?.status == .belowConfidence, "frame \(index)")
+            #expect((recognizer.lastReading?.confidence ?? 100) < 60, "frame \(index)")
+        }
+        #expect(recognizer.completedReading == nil)
+    }
+
+    @Test("maxNumDecimalDigits drops the decimal digits beyond it")
+    func decimals() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter, maxNumDecimalDigits: 1, consecutiveFrames: 1),
+            cutout: MeterFixture.cutout, logger: logger)
+        let meter = fixture.meter(seed: 21, kind: .digital).clean().withText("123.45")
+        let reports = fixture.process(meter, index: 0, with: recognizer)
+        #expect(reports.first?.reportType == .completedResult)
+        #expect(reports.first?.text == "123.4")
+        #expect(recognizer.completedReading?.digitConfidences.count == 4)
+    }
+
+    @Test("A different reading restarts the count")
+    func restarts() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        let first = fixture.meter(seed: 30, kind: .digital).clean().withText("1111")
+        let second = first.withText("2222")
+        _ = fixture.process(first, index: 0, with: recognizer)
+        _ = fixture.process(first, index: 1, with: recognizer)
+        _ = fixture.process(second, index: 2, with: recognizer)
+        #expect(recognizer.lastReading?.status == .stabilising(count: 1))
+        _ = fixture.process(second, index: 3, with: recognizer)
+        let reports = fixture.process(second, index: 4, with: recognizer)
+        #expect(reports.first?.reportType == .completedResult && reports.first?.text == "2222")
+    }
+
+    @Test("The meter is read only inside the crop")
+    func readsTheCrop() throws {
+        let fixture = try MeterFixture()
+        let meter = fixture.meter(seed: 3, kind: .digital).clean().withText("5555")
+        // A cutout at the bottom of the frame, where the meter is not.
+        let elsewhere = CutoutConfiguration(
+            ratioFromSize: .init(width: 9, height: 2), maxWidthPercent: 50, alignment: .bottom)
+        let recognizer = try MeterRecognizer(configuration: .init(), cutout: elsewhere, logger: logger)
+        _ = fixture.process(meter, index: 0, with: recognizer)
+        #expect(recognizer.lastReading?.text != "5555")
+        #expect(recognizer.lastReading?.crop == elsewhere.geometry(frameSize: MeterFixture.frameSize).crop)
+    }
+
+    @Test("The reader's built-in digit templates are DejaVu Sans Mono's, as rendered now")
+    func templates() throws {
+        let generator = try MeterImageGenerator()
+        for font in 0..<2 {
+            let built = MeterImageGenerator.builtInTemplates(font: font)
+            let rendered = generator.renderedTemplates(font: font)
+            #expect(built.count == rendered.count)
+            let difference = zip(built, rendered).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            #expect(Double(difference) / Double(max(1, built.count)) < 2, "font \(font)")
+        }
+    }
+}
