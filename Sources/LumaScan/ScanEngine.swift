@@ -350,6 +350,13 @@ public final class ScanEngine: Sendable {
                 if gap < UInt32.max / 2 { counters.droppedByDriver.add(UInt64(gap), ordering: .relaxed) }
             }
             lastSequence = frame.metadata.driverSequence
+            if frame.metadata.driverFlaggedError {
+                // A frame the driver flagged (V4L2_BUF_FLAG_ERROR) is counted and skipped here, before the ring: it
+                // must neither evict a good frame nor go uncounted when the ring drops it.
+                counters.corrupt.add(1, ordering: .relaxed)
+                requeue(frame.bufferIndex)
+                continue
+            }
             while true {
                 switch producer.push(frame) {
                 case .queued:
@@ -521,10 +528,6 @@ public final class ScanEngine: Sendable {
         // While paused, stopped or waiting for the start delay, frames are released unrecognised: the ring drains.
         let session: Int? = lifecycle.withLock { $0.recognises(at: metadata.dequeueTime) ? $0.session : nil }
         guard let session, let current = state.plugin else { return }
-        if metadata.driverFlaggedError {
-            counters.corrupt.add(1, ordering: .relaxed)
-            return
-        }
         if state.extractor?.format != metadata.format {
             state.extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
         }

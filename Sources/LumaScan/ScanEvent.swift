@@ -177,7 +177,8 @@ public struct ScanEvents: AsyncSequence, Sendable {
 
 /// What the engine has done so far.
 public struct ScanStatistics: Hashable, Sendable {
-    /// Frames the source delivered and the engine put into the ring.
+    /// Frames the source delivered and the engine put into the ring (frames the driver flagged as erroneous are
+    /// counted in ``framesCorrupt`` instead and never enter the ring).
     public var framesCaptured: UInt64 = 0
     /// Frames the recognition thread took from the ring and finished with (including corrupt ones).
     public var framesProcessed: UInt64 = 0
@@ -187,7 +188,8 @@ public struct ScanStatistics: Hashable, Sendable {
     public var framesInFlight: UInt64 = 0
     /// Frames the driver dropped: gaps in its sequence numbers.
     public var framesDroppedByDriver: UInt64 = 0
-    /// Frames skipped as corrupt: flagged by the driver, truncated, or an undecodable JPEG.
+    /// Frames skipped as corrupt: flagged by the driver (skipped before the ring), or truncated or an undecodable
+    /// JPEG (skipped by recognition, and so also counted as processed).
     public var framesCorrupt: UInt64 = 0
     /// Reports the recognizers made.
     public var reports: UInt64 = 0

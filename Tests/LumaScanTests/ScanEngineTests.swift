@@ -248,7 +248,8 @@ struct ScanEngineTests {
         try engine.start()
         await engine.finished()
         #expect(engine.statistics.framesCorrupt == 3)
-        #expect(engine.statistics.framesProcessed == 20)
+        #expect(engine.statistics.framesCaptured == 17, "flagged frames never enter the ring")
+        #expect(engine.statistics.framesProcessed == 17)
         #expect(recognizer.seen.withLock { $0 }.count == 17)
         #expect(!recognizer.seen.withLock { $0 }.contains(4))
     }
