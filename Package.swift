@@ -53,11 +53,15 @@ let package = Package(
             path: "Tests/LumaScanTestSupport"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(
-            name: "LumaScanCaptureTests", dependencies: ["LumaScanCapture", "LumaScanTestSupport", "CLumaCapture"]),
+            name: "LumaScanCaptureTests",
+            dependencies: ["LumaScanCapture", "LumaScanTestSupport", "CLumaCapture", "CLumaVision", logging]),
         .testTarget(
             name: "LumaScanRecognizersTests", dependencies: ["LumaScanRecognizers", "LumaScanTestSupport"]),
         .testTarget(name: "LumaScanTests", dependencies: ["LumaScan", "LumaScanTestSupport"]),
         .testTarget(name: "lumascanTests", dependencies: ["lumascan", "LumaScanCore", "LumaScanTestSupport"]),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["lumascan", "LumaScanCore", "LumaScanTestSupport"],
+            path: "Tests/IntegrationTests", exclude: ["vm"]),
     ],
     swiftLanguageModes: [.v6],
     cLanguageStandard: .gnu11,

@@ -1,0 +1,238 @@
+#!/bin/sh
+# Guest side of LumaScan's V4L2 integration tests (Tests/IntegrationTests/*.swift): runs every scenario against
+# vivid in one boot and leaves one folder of results per scenario in the out dir; the Swift tests on the host then
+# assert on those files. It asserts nothing itself: it records what happened.
+#
+#   run-in-vm.sh --out DIR -- sh Tests/IntegrationTests/vm/scenarios.sh
+#
+# Inputs (written by the host into $LUMASCAN_VM_OUT/inputs before the boot):
+#   <name>.<FOURCC>.raw   one raw 640x480 frame per file, fed in a loop into vivid's output node
+#   controls-set.txt      NAME=VALUE lines for `lumascan controls --set`, in order
+# Environment: LUMASCAN_VM_OUT (set by run-in-vm.sh), LUMASCAN_IT_LUMASCAN (the lumascan binary, a host path),
+#   LUMASCAN_IT_SCENARIOS (space-separated scenario names to run; default all, in the order below).
+#
+# Each scenario's folder holds `steps.txt` (when each command started and ended), `window` ("start S" / "end S", guest uptime, to cut its part out of dmesg), the
+# outputs of every command it ran (NAME.out, NAME.err, NAME.status), and the files listed with the scenario.
+# A scenario that cannot set up writes `setup-failed` with the reason. The last line written is $OUT/done.
+set -u
+OUT=${LUMASCAN_VM_OUT:?run me with run-in-vm.sh}
+BIN=${LUMASCAN_IT_LUMASCAN:?LUMASCAN_IT_LUMASCAN must name the lumascan binary}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SETUP=$HERE/vivid-setup.sh
+FEED=$HERE/vivid-feed.sh
+CAP=${LUMASCAN_VIVID_CAPTURE:-/dev/video0}
+IN=$OUT/inputs
+SCAN="scan --device $CAP --size 640x480"
+# lumascan runs niced: under emulation its recognition thread alone can fill the one vCPU, and the steps that
+# drive the scenario (v4l2-ctl, the feeder, this script) must not wait behind it.
+NICE=10
+
+now() { read -r u _ </proc/uptime; printf '%s' "$u"; }
+seconds() { read -r u _ </proc/uptime; printf '%s' "${u%.*}"; }
+
+begin() {
+    S=$OUT/$1
+    rm -rf "$S"
+    mkdir -p "$S"
+    echo "== $1 ($(now) s)"
+    echo "start $(now)" >"$S/window"
+}
+finish() { echo "end $(now)" >>"$S/window"; }
+setup_failed() { echo "$*" >>"$S/setup-failed"; echo "   setup failed: $*"; }
+
+# feed NAME FOURCC: vivid in loop mode at 640x480 FOURCC, fed with inputs/NAME.FOURCC.raw.
+feed() {
+    echo "feed $1 $2 $(now)" >>"$S/steps.txt"
+    "$SETUP" "$2" >>"$S/feed.txt" 2>&1 && "$FEED" "$IN/$1.$2.raw" "$2" >>"$S/feed.txt" 2>&1 \
+        || setup_failed "feeding $1 as $2: $(tail -n 2 "$S/feed.txt" | tr '\n' ' ')"
+}
+
+# run NAME ARGS...: lumascan in the foreground (killed after 60 s), into NAME.out / NAME.err / NAME.status.
+run() {
+    n=$1
+    shift
+    echo "$n start $(now)" >>"$S/steps.txt"
+    timeout -k 5 60 nice -n "$NICE" "$BIN" "$@" >"$S/$n.out" 2>"$S/$n.err"
+    echo $? >"$S/$n.status"
+    echo "$n end $(now)" >>"$S/steps.txt"
+}
+
+# spawn NAME ARGS...: lumascan in the background; its pid in $PID (it is lumascan itself, for /proc/$PID).
+spawn() {
+    NAME=$1
+    shift
+    echo "$NAME start $(now)" >>"$S/steps.txt"
+    nice -n "$NICE" "$BIN" "$@" >"$S/$NAME.out" 2>"$S/$NAME.err" &
+    PID=$!  # nice execs lumascan: the same process
+}
+
+# reap: SIGTERM to the background lumascan (a clean stop), then its exit status into NAME.status. One that has
+# not exited 15 s later is killed and recorded in NAME.hung.
+reap() {
+    kill -TERM "$PID" 2>/dev/null
+    deadline=$(($(seconds) + 15))
+    # A zombie has no /proc/PID/exe: it has exited.
+    while [ -e "/proc/$PID/exe" ]; do
+        if [ "$(seconds)" -ge "$deadline" ]; then
+            echo "lumascan (pid $PID) was still running 15 s after SIGTERM" >"$S/$NAME.hung"
+            kill -KILL "$PID" 2>/dev/null
+            break
+        fi
+        sleep 0.2
+    done
+    wait "$PID"
+    echo $? >"$S/$NAME.status"
+    echo "$NAME end $(now)" >>"$S/steps.txt"
+}
+
+# wait_for SECONDS FILE PATTERN [COUNT]: until FILE has COUNT (default 1) lines matching the fixed string PATTERN.
+wait_for() {
+    deadline=$(($(seconds) + $1))
+    while :; do
+        c=$(grep -cF -- "$3" "$2" 2>/dev/null)
+        [ "${c:-0}" -ge "${4:-1}" ] && return 0
+        [ "$(seconds)" -ge "$deadline" ] && return 1
+        [ -e "/proc/$PID/exe" ] || { grep -qF -- "$3" "$2" 2>/dev/null; return; }
+        # Each poll costs two processes (~30 ms each under emulation): not too often.
+        sleep 0.4
+    done
+}
+
+# snapshot TAG: the background lumascan's open descriptors and memory mappings.
+snapshot() {
+    ls -l "/proc/$PID/fd" >"$S/$1-fd.txt" 2>&1
+    cat "/proc/$PID/maps" >"$S/$1-maps.txt" 2>&1
+}
+
+ctl() { v4l2-ctl -d "$CAP" "$@" >>"$S/v4l2-ctl.txt" 2>&1 || echo "v4l2-ctl $* failed" >>"$S/v4l2-ctl.txt"; }
+
+# ------------------------------------------------------------------------------------------------------------
+# devices: devices --json lists vivid's capture node (and not its output node).
+scenario_devices() {
+    begin devices
+    run devices devices --json
+    v4l2-ctl --list-devices >"$S/v4l2-list-devices.txt" 2>&1
+    finish
+}
+
+# capture-FOURCC: 90 frames of a Code 128 image in each format, with statistics.
+scenario_capture() {
+    for f in YUYV UYVY GREY; do
+        begin "capture-$f"
+        feed "capture-$f" "$f"
+        run scan $SCAN --format "$f" --max-frames 90 --duration 20 --statistics --symbologies code128 --log-level trace
+        "$FEED" stop >/dev/null 2>&1
+        finish
+    done
+}
+
+# switch: a QR code (A) on the loop, then an EAN-13 (B), while one lumascan runs.
+scenario_switch() {
+    begin switch
+    feed switch-a YUYV
+    spawn scan $SCAN --format YUYV --duration 40 --statistics --symbologies qr,ean13
+    wait_for 30 "$S/scan.out" '"symbology":"qr"' || echo "no QR result within 30 s" >>"$S/notes.txt"
+    # Keep A in view well beyond the duplicate interval (1 s): it must not be reported again.
+    sleep 2.5
+    echo "switch $(now)" >>"$S/window"
+    "$FEED" "$IN/switch-b.YUYV.raw" YUYV >>"$S/feed.txt" 2>&1 || setup_failed "feeding switch-b: $(tail -n 1 "$S/feed.txt")"
+    wait_for 30 "$S/scan.out" '"symbology":"ean13"' || echo "no EAN-13 result within 30 s" >>"$S/notes.txt"
+    sleep 2.5
+    reap
+    "$FEED" stop >/dev/null 2>&1
+    finish
+}
+
+# drops: percentage_of_dropped_buffers=30 for a 120-frame scan.
+scenario_drops() {
+    begin drops
+    feed fault YUYV
+    ctl -c percentage_of_dropped_buffers=30
+    run scan $SCAN --format YUYV --max-frames 120 --duration 30 --statistics --symbologies qr --log-level trace
+    ctl -c percentage_of_dropped_buffers=0
+    finish
+}
+
+# recovery: one lumascan through three faults in a row (each a lumascan start costs seconds under emulation):
+#   1. V4L2_BUF_FLAG_ERROR injected into 5 frames (presses.txt);
+#   2. inject_fatal_streaming_error: the stream restarts;
+#   3. disconnect: lumascan reopens with backoff once vivid reconnects (when the last handle closes, so after the
+#      feeder and lumascan's old descriptor are gone), then scanning resumes.
+# Its descriptors and mappings are sampled before the faults (s0-*), after the restart (s1-*) and after the
+# reconnect (s2-*). The window marks when each fault was injected (corrupt, fatal, disconnect).
+scenario_recovery() {
+    begin recovery
+    "$FEED" status >/dev/null 2>&1 || feed fault YUYV
+    spawn scan $SCAN --format YUYV --duration 120 --statistics --symbologies qr
+    wait_for 30 "$S/scan.out" '"event":"report"' 3 || echo "no reports within 30 s" >>"$S/notes.txt"
+    snapshot s0
+
+    echo "corrupt $(now)" >>"$S/window"
+    for i in 1 2 3 4 5; do
+        ctl -c inject_v4l2_buf_flag_error=1
+        echo "press $i $(now)" >>"$S/presses.txt"
+        sleep 0.3
+    done
+    sleep 1
+
+    echo "fatal $(now)" >>"$S/window"
+    ctl -c inject_fatal_streaming_error=1
+    wait_for 20 "$S/scan.out" '"event":"sourceRecovered"' || echo "no sourceRecovered within 20 s of the fatal error" >>"$S/notes.txt"
+    # The error also ended the feeder.
+    "$FEED" restart >>"$S/feed.txt" 2>&1 || setup_failed "feeder restart after the fatal error: $(tail -n 1 "$S/feed.txt")"
+    reports=$(grep -c '"event":"report"' "$S/scan.out")
+    wait_for 20 "$S/scan.out" '"event":"report"' $((reports + 5)) || echo "no new reports within 20 s of the restart" >>"$S/notes.txt"
+    snapshot s1
+
+    echo "disconnect $(now)" >>"$S/window"
+    ctl -c disconnect=1
+    wait_for 20 "$S/scan.out" '"event":"sourceRecovered"' 2 || echo "no sourceRecovered within 20 s of the disconnect" >>"$S/notes.txt"
+    "$FEED" restart >>"$S/feed.txt" 2>&1 || setup_failed "feeder restart after the disconnect: $(tail -n 1 "$S/feed.txt")"
+    reports=$(grep -c '"event":"report"' "$S/scan.out")
+    wait_for 20 "$S/scan.out" '"event":"report"' $((reports + 5)) || echo "no new reports within 20 s of the reconnect" >>"$S/notes.txt"
+    snapshot s2
+    reap
+    finish
+}
+
+# start-errors: an injected VIDIOC_STREAMON error, then an injected VIDIOC_REQBUFS error, each makes one lumascan
+# fail at start naming the call; the start after them works.
+scenario_start_errors() {
+    begin start-errors
+    "$FEED" status >/dev/null 2>&1 || feed fault YUYV
+    ctl -c inject_vidioc_streamon_error=1
+    run streamon $SCAN --format YUYV --max-frames 10 --duration 20 --statistics --symbologies qr
+    ctl -c inject_vidioc_reqbufs_error=1
+    run reqbufs $SCAN --format YUYV --max-frames 10 --duration 20 --statistics --symbologies qr
+    run next $SCAN --format YUYV --max-frames 10 --duration 20 --statistics --symbologies qr
+    "$FEED" stop >/dev/null 2>&1
+    finish
+}
+
+# controls: list (JSON), set every control named in inputs/controls-set.txt (JSON read-back), list again (text);
+# v4l2-ctl's view before and after for comparison; an unknown name and a menu hole, which must be refused.
+scenario_controls() {
+    begin controls
+    # A known starting point whatever ran before: vivid-setup.sh stops the feeder and resets the loop and
+    # error-injection controls (loop_video=1, osd_text_mode=2, no dropped buffers).
+    "$SETUP" YUYV >>"$S/feed.txt" 2>&1 || setup_failed "vivid-setup.sh: $(tail -n 1 "$S/feed.txt")"
+    run before controls --device "$CAP" --json
+    v4l2-ctl -d "$CAP" --list-ctrls >"$S/v4l2-before.txt" 2>&1
+    set --
+    while read -r assignment; do
+        [ -n "$assignment" ] && set -- "$@" --set "$assignment"
+    done <"$IN/controls-set.txt"
+    run set controls --device "$CAP" "$@" --json
+    v4l2-ctl -d "$CAP" --list-ctrls >"$S/v4l2-after.txt" 2>&1
+    run after controls --device "$CAP"
+    run unknown controls --device "$CAP" --set no_such_control=1
+    run hole controls --device "$CAP" --set brightness=100 --set menu=2
+    v4l2-ctl -d "$CAP" -C brightness,menu >"$S/v4l2-hole.txt" 2>&1
+    finish
+}
+
+echo "scenarios: lumascan $BIN, out $OUT"
+for s in ${LUMASCAN_IT_SCENARIOS:-devices capture switch drops recovery start_errors controls}; do
+    "scenario_$s"
+done
+echo "done $(now)" >"$OUT/done"
