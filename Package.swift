@@ -27,11 +27,14 @@ let package = Package(
         .systemLibrary(
             name: "CTurboJPEG", path: "CSupport/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CQREncode", path: "CSupport/CQREncode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
 
         // C: what Swift cannot call itself (variadic libv4l2 calls, VIDIOC_* macros) and per-pixel loops.
         .target(name: "CLumaCapture", dependencies: ["CV4L2", "CTurboJPEG"], path: "CSupport/CLumaCapture"),
         // C++ behind an extern "C" header: zbar scanning with symbol polygons, OpenCV imaging.
-        .target(name: "CLumaVision", dependencies: ["CZBar", "COpenCV"], path: "CSupport/CLumaVision"),
+        .target(name: "CLumaVision", dependencies: ["CZBar", "COpenCV", "CQREncode"], path: "CSupport/CLumaVision"),
 
         .target(name: "LumaScanCore", dependencies: [logging]),
         .target(name: "LumaScanCapture", dependencies: ["LumaScanCore", "CLumaCapture", "CLumaVision", logging]),

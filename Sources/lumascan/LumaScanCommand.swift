@@ -31,7 +31,9 @@ struct LumaScanCommand: ParsableCommand {
             Exit codes: 0 ran, 1 ran and found a problem, 2 bad arguments, 3 the device or input could not be opened.
             """,
         version: "0.1.0",
-        subcommands: [ScanCommand.self, DevicesCommand.self, ControlsCommand.self, ConfigCommand.self],
+        subcommands: [
+            ScanCommand.self, DevicesCommand.self, ControlsCommand.self, ConfigCommand.self, SecureQRCommand.self,
+        ],
         defaultSubcommand: ScanCommand.self)
 
     /// Parses the arguments and runs the command, mapping errors to the documented exit codes (ArgumentParser's own

@@ -1,0 +1,526 @@
+import CLumaVision
+import Logging
+import LumaScanCore
+import Synchronization
+
+/// Watches frames for an issuer's secure QR codes, classifies every frame into a scan state within a report type, and
+/// delivers the best scan for authentication — the ScanTrust SDK's behaviour, with every check done on the device and
+/// documented in `docs/secure-qr.md`.
+///
+/// ## Scan states (``SecureQRMode/secure`` mode), decided in this order for each frame
+/// 1. `UNREADABLE`: no QR code decodes (zbar, through a ``BarcodeRecognizer``).
+/// 2. `NOT_PROPRIETARY`: a QR code decodes, but no decoded payload starts with an issuer prefix.
+/// 3. `UNREADABLE`: the issuer's code does not show all four required patterns — the three finder patterns and the
+///    bottom-right alignment pattern, located on the luma image — or its version cannot be confirmed on its timing
+///    patterns.
+/// 4. `FP_NOT_IN_FRAME`: a hybrid code whose fingerprint zone, mapped into the frame by the homography from module
+///    coordinates, is not inside the frame with ``SecureQRConfiguration/fingerprintMargin`` pixels to spare.
+/// 5. `TOO_SMALL`: fewer than ``SecureQRConfiguration/minimumPixelsPerCell`` frame pixels per CDP cell.
+/// 6. `NO_AUTH`: the secure-graphic region carries no CDP: its mean is not mid-grey (blank paper), or it shows QR
+///    modules — its texture at the cell frequency, measured against the module frequency, is below
+///    ``SecureQRConfiguration/noAuthTextureRatio`` while its module-scale texture reaches
+///    ``SecureQRConfiguration/noAuthModuleEnergy``. A CDP blurred beyond recognition shows neither and is `BLURRY`,
+///    so blur never ends a scan as `NO_AUTH`.
+/// 7. `BLURRY`: the secure graphic's Tenengrad sharpness, rectified at 2 pixels per cell, is below
+///    ``SecureQRConfiguration/sharpnessThreshold``.
+/// 8. `OK`: every constraint is met.
+///
+/// ## Report types
+/// - `IN_PROGRESS` (processing continues): `OK` (not yet stable), `BLURRY`, `UNREADABLE`, `FP_NOT_IN_FRAME`,
+///   `TOO_SMALL`.
+/// - `COMPLETED_RESULT` (processing stops): `OK` after ``SecureQRConfiguration/stableFrameCount`` consecutive `OK`
+///   frames of the same code, carrying the sharpest of them; `BLURRY` when an issuer's code has been in view for
+///   ``SecureQRConfiguration/insufficientQualityTimeout`` seconds without completing, carrying the sharpest scan
+///   seen; `NOT_PROPRIETARY`; `NO_AUTH`.
+/// - `UNSUPPORTED_RESULT`, in ``SecureQRMode/unsupported`` mode: `UNREADABLE` (continues), `OK` for an issuer's code
+///   and `NOT_PROPRIETARY` for another QR code (both stop). A frame is read shrunk by
+///   ``SecureQRConfiguration/qrDownscale`` and, when that finds nothing, at full resolution.
+/// - ``SecureQRMode/limited`` mode: `COMPLETED_RESULT` `OK` for an issuer's code, `COMPLETED_RESULT`
+///   `NOT_PROPRIETARY` for any other code, `IN_PROGRESS` `UNREADABLE` while nothing is read.
+///
+/// Each frame processed yields exactly one report until a completion; then the recognizer reports nothing until
+/// ``reset()`` (which the engine calls when scanning starts again). The completion's extras — pattern centres,
+/// homography, measurements and the rectified crop as PNG — are in ``lastCompletedResult`` and
+/// ``completedResult(forReportFrame:)``.
+///
+/// Time is the frames' capture time (``FrameMetadata/captureTime``), so recorded or synthetic streams behave as a
+/// live one would.
+public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
+    // SAFETY (Sendable): the engine calls `process`, `reset` and `analyze` on its recognition thread only, one frame
+    // at a time (see `Recognizer`); the mutable state (reader, analyzer, appearance, streak) is touched only from
+    // there. The completed results, read from other threads, are behind a Mutex.
+
+    /// The recognizer's id (``SecureQRConfiguration/id``).
+    public let id: String
+    /// The configuration the recognizer was built with.
+    public let configuration: SecureQRConfiguration
+
+    /// The fraction range, between the code's dark and light levels, of a region's mean for it to be a CDP (whose
+    /// cells are half dark); blank paper measures near 1.
+    public static let secureGraphicLevels: ClosedRange<Double> = 0.2...0.8
+    /// How many completed results ``completedResult(forReportFrame:)`` remembers.
+    public static let rememberedResults = 8
+
+    private let logger: Logger
+    private let reader: BarcodeRecognizer
+    /// Unsupported mode: a full-resolution reader for frames in which the shrunk frame showed no code.
+    private let fallbackReader: BarcodeRecognizer?
+    private let analyzer: OpaquePointer
+    private var design: lv_sqr_design
+    private var readerReports: [ScanReport] = []
+    private var readerFrame: UInt64 = 0
+    private var stopped = false
+    private var appearance: Appearance?
+    private var streak: Streak?
+    private var failures = 0
+    private let completed = Mutex<[SecureQRResult]>([])
+
+    /// A scan kept as a candidate for delivery: the frame's analysis and the rectified crop.
+    private struct Candidate {
+        var analysis: SecureQRFrameAnalysis
+        var metadata: FrameMetadata
+        var sharpness: Double
+        var crop: CropPixels?
+    }
+
+    private struct CropPixels {
+        var pixels: [UInt8]
+        var width: Int
+        var height: Int
+        var region: SecureQRModuleRect
+    }
+
+    /// An issuer's code in view: since when, when last seen, and the sharpest scan of it.
+    private struct Appearance {
+        var bytes: [UInt8]
+        var start: MonotonicInstant
+        var lastSeen: MonotonicInstant
+        var sharpest: Candidate?
+    }
+
+    /// Consecutive `OK` frames of one code.
+    private struct Streak {
+        var bytes: [UInt8]
+        var count: Int
+        var best: Candidate
+    }
+
+    /// Builds a recognizer; throws ``LumaScanError`` (`.invalidConfiguration`) when
+    /// ``SecureQRConfiguration/validate()`` fails, or (`.unsupported`) when zbar or OpenCV cannot be set up.
+    public init(configuration: SecureQRConfiguration, logger: Logger) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        id = configuration.id
+        self.logger = logger
+        design = configuration.design.cDesign
+        let symbologies: [Symbology] = configuration.mode == .limited ? configuration.limitedSymbologies : [.qrCode]
+        // Secure and unsupported modes read QR codes afresh in every frame (the reader's duplicate filter is reset
+        // before each frame); limited mode keeps the barcode recognizer's consistency counts for 1D codes.
+        let limited = configuration.mode == .limited
+        reader = try BarcodeRecognizer(
+            configuration: BarcodeConfiguration(
+                id: configuration.id, symbologies: symbologies, duplicateInterval: limited ? 1.0 : 0,
+                qrDownscale: limited ? nil : configuration.qrDownscale),
+            logger: logger)
+        // Cameras too weak for the secure graphic see codes small: the plain reader tries full resolution as well.
+        fallbackReader =
+            configuration.mode == .unsupported && configuration.qrDownscale > 1
+            ? try BarcodeRecognizer(
+                configuration: BarcodeConfiguration(
+                    id: configuration.id, symbologies: [.qrCode], duplicateInterval: 0, qrDownscale: 1),
+                logger: logger) : nil
+        guard let analyzer = lv_sqr_analyzer_create() else {
+            throw LumaScanError(.unsupported, "\(configuration.id): cannot create the secure-QR analyzer")
+        }
+        self.analyzer = analyzer
+        readerReports.reserveCapacity(8)
+    }
+
+    deinit { lv_sqr_analyzer_destroy(analyzer) }
+
+    /// The analysis behind the last report ``process(_:metadata:into:)`` made in ``SecureQRMode/secure`` mode (pattern
+    /// centres, homography, measurements), or `nil` before the first.
+    ///
+    /// - Important: Read it on the thread that calls ``process(_:metadata:into:)``.
+    public private(set) var lastFrameAnalysis: SecureQRFrameAnalysis?
+
+    /// Whether a completion was reported and the recognizer waits for ``reset()``.
+    ///
+    /// - Important: Read it on the thread that calls ``process(_:metadata:into:)``.
+    public var isComplete: Bool { stopped }
+
+    /// The most recent completion's extras, or `nil` before the first; safe to read from any thread.
+    public var lastCompletedResult: SecureQRResult? { completed.withLock { $0.last } }
+
+    /// The extras of the completion announced by the report about frame `index` (``ScanReport/frameIndex``), among
+    /// the last ``rememberedResults``; safe to read from any thread.
+    public func completedResult(forReportFrame index: UInt64) -> SecureQRResult? {
+        completed.withLock { results in results.last { $0.reportFrameIndex == index } }
+    }
+
+    /// Reads one frame and appends its report (none once a completion was reported, until ``reset()``).
+    public func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        guard !stopped else { return }
+        switch configuration.mode {
+        case .secure: processSecure(luma, metadata: metadata, into: &reports)
+        case .unsupported: processPlain(luma, metadata: metadata, into: &reports)
+        case .limited: processLimited(luma, metadata: metadata, into: &reports)
+        }
+    }
+
+    /// Starts scanning again: forgets the appearance, the `OK` streak and the completion, so frames are reported
+    /// again. Completed results stay readable.
+    public func reset() {
+        stopped = false
+        appearance = nil
+        streak = nil
+        reader.reset()
+    }
+
+    // MARK: Per-frame analysis
+
+    /// Classifies one frame on its own, without the completion logic: the scan state of ``SecureQRMode/secure`` mode
+    /// and the evidence for it (``SecureQRFrameAnalysis``).
+    ///
+    /// - Important: Call it on the thread that calls ``process(_:metadata:into:)``, not concurrently with it.
+    public func analyze(_ luma: LumaView) -> SecureQRFrameAnalysis {
+        readQR(luma)
+        var chosen: ScanReport?
+        var chosenArea = -1.0
+        var chosenIsIssuer = false
+        for report in readerReports where report.state == .ok && report.symbology == .qrCode {
+            let issuer = configuration.isIssuerPayload(report.text ?? "")
+            let area = Self.area(report.polygon)
+            if chosen == nil || (issuer && !chosenIsIssuer) || (issuer == chosenIsIssuer && area > chosenArea) {
+                chosen = report
+                chosenArea = area
+                chosenIsIssuer = issuer
+            }
+        }
+        guard let code = chosen else { return SecureQRFrameAnalysis(state: .unreadable) }
+        var analysis = SecureQRFrameAnalysis(
+            state: .unreadable, symbology: .qrCode, text: code.text, bytes: code.bytes, polygon: code.polygon,
+            isIssuerCode: chosenIsIssuer)
+        guard chosenIsIssuer else {
+            analysis.state = .notProprietary
+            return analysis
+        }
+        guard code.polygon.count == 4 else { return analysis }
+        var result = lv_sqr_analysis()
+        let status = withUnsafeTemporaryAllocation(of: Float.self, capacity: 8) { xy in
+            for (index, point) in code.polygon.enumerated() {
+                xy[2 * index] = Float(point.x)
+                xy[2 * index + 1] = Float(point.y)
+            }
+            return lv_sqr_analyze(
+                analyzer, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, xy.baseAddress, 4,
+                &design, &result)
+        }
+        guard status == 0 else {
+            failures += 1
+            if failures == 1 || failures % 1000 == 0 {
+                logger.error(
+                    "secure-QR analysis failed",
+                    metadata: ["status": "\(status)", "failures": "\(failures)", "recognizer": "\(id)"])
+            }
+            return analysis
+        }
+        guard result.found == Int32(LV_SQR_FOUND_ALL) else { return analysis }
+        let geometry = Self.geometry(of: result)
+        analysis.geometry = geometry
+        if configuration.design.hybrid {
+            let margin = Double(configuration.fingerprintMargin)
+            let inside = geometry.secureGraphicPolygon.allSatisfy { point in
+                point.x >= margin && point.y >= margin && point.x <= Double(luma.width - 1) - margin
+                    && point.y <= Double(luma.height - 1) - margin
+            }
+            guard inside else {
+                analysis.state = .fingerprintNotInFrame
+                return analysis
+            }
+        }
+        guard result.measured != 0 else { return analysis }
+        let measurements = Self.measurements(of: result, cellsPerModule: configuration.design.cellsPerModule)
+        analysis.measurements = measurements
+        if measurements.pixelsPerCell < configuration.minimumPixelsPerCell {
+            analysis.state = .tooSmall
+        } else if !Self.secureGraphicLevels.contains(measurements.meanLevel)
+            || (measurements.textureRatio < configuration.noAuthTextureRatio
+                && measurements.moduleEnergy >= configuration.noAuthModuleEnergy)
+        {
+            analysis.state = .noAuth
+        } else if measurements.sharpness < configuration.sharpnessThreshold {
+            analysis.state = .blurry
+        } else {
+            analysis.state = .ok
+        }
+        return analysis
+    }
+
+    /// Runs `reader` over the frame with a fresh duplicate filter, so every QR code read is reported.
+    private func readQR(_ luma: LumaView, with reader: BarcodeRecognizer? = nil) {
+        let reader = reader ?? self.reader
+        readerReports.removeAll(keepingCapacity: true)
+        reader.reset()
+        readerFrame &+= 1
+        let time = MonotonicInstant(nanoseconds: 0)
+        let metadata = FrameMetadata(
+            index: readerFrame, driverSequence: 0, captureTime: time, dequeueTime: time,
+            format: FrameFormat(pixelFormat: .grey, width: luma.width, height: luma.height),
+            bytesUsed: luma.width * luma.height)
+        reader.process(luma, metadata: metadata, into: &readerReports)
+    }
+
+    private static func geometry(of result: lv_sqr_analysis) -> SecureQRGeometry {
+        let centres = withUnsafeBytes(of: result.centres) { Array($0.bindMemory(to: Double.self)) }
+        let homography = withUnsafeBytes(of: result.homography) { Array($0.bindMemory(to: Double.self)) }
+        let code = withUnsafeBytes(of: result.code) { Array($0.bindMemory(to: Double.self)) }
+        let region = withUnsafeBytes(of: result.region) { Array($0.bindMemory(to: Double.self)) }
+        func points(_ xy: [Double]) -> [Point] { (0..<(xy.count / 2)).map { Point(x: xy[2 * $0], y: xy[2 * $0 + 1]) } }
+        let pattern = points(centres)
+        return SecureQRGeometry(
+            version: Int(result.version), modules: Int(result.modules),
+            patternCentres: SecureQRPatternCentres(
+                topLeft: pattern[0], topRight: pattern[1], bottomLeft: pattern[2], alignment: pattern[3]),
+            homography: homography, codePolygon: points(code), secureGraphic: SecureQRModuleRect(result.layout.region),
+            secureGraphicPolygon: points(region))
+    }
+
+    private static func measurements(of result: lv_sqr_analysis, cellsPerModule: Int) -> SecureQRMeasurements {
+        SecureQRMeasurements(
+            modulePixels: result.module_px, pixelsPerCell: result.module_px / Double(cellsPerModule),
+            darkLevel: result.dark, lightLevel: result.light, meanLevel: result.mean_level,
+            moduleEnergy: result.module_energy, cellEnergy: result.cell_energy,
+            textureRatio: result.cell_energy / max(result.module_energy, 1e-6), sharpness: result.sharpness)
+    }
+
+    private static func area(_ polygon: [Point]) -> Double {
+        guard polygon.count >= 3 else { return 0 }
+        var sum = 0.0
+        for index in polygon.indices {
+            let (a, b) = (polygon[index], polygon[(index + 1) % polygon.count])
+            sum += a.x * b.y - b.x * a.y
+        }
+        return abs(sum) / 2
+    }
+
+    // MARK: Secure mode
+
+    private func processSecure(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        let analysis = analyze(luma)
+        lastFrameAnalysis = analysis
+        let now = metadata.captureTime
+        if let current = appearance, now.since(current.lastSeen) > .seconds(configuration.absenceTolerance) {
+            appearance = nil
+        }
+        func report(_ type: ReportType, _ state: ScanState) {
+            reports.append(
+                ScanReport(
+                    type, state, recognizerID: id, frame: metadata, symbology: analysis.symbology,
+                    text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon))
+        }
+        switch analysis.state {
+        case .notProprietary, .noAuth:
+            streak = nil
+            let candidate = Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil)
+            complete(state: analysis.state, reportType: .completedResult, candidate: candidate, metadata: metadata)
+            report(.completedResult, analysis.state)
+            return
+        case .unreadable:
+            streak = nil
+            if analysis.isIssuerCode, let bytes = analysis.bytes { see(bytes, at: now) }
+            if timedOut(now: now) {
+                completeInsufficientQuality(analysis: analysis, metadata: metadata, into: &reports)
+                return
+            }
+            report(.inProgress, .unreadable)
+        case .ok, .blurry, .tooSmall, .fingerprintNotInFrame:
+            let bytes = analysis.bytes ?? []
+            see(bytes, at: now)
+            let sharpness = analysis.measurements?.sharpness ?? -1
+            let measured = analysis.measurements != nil && analysis.geometry != nil
+            var candidate: Candidate?
+            func makeCandidate() -> Candidate {
+                if let candidate { return candidate }
+                let made = Candidate(
+                    analysis: analysis, metadata: metadata, sharpness: sharpness, crop: crop(luma, analysis: analysis))
+                candidate = made
+                return made
+            }
+            if measured, sharpness > appearance?.sharpest?.sharpness ?? -Double.infinity {
+                appearance?.sharpest = makeCandidate()
+            }
+            if analysis.state == .ok {
+                if var current = streak, current.bytes == bytes {
+                    current.count += 1
+                    if sharpness > current.best.sharpness { current.best = makeCandidate() }
+                    streak = current
+                } else {
+                    streak = Streak(bytes: bytes, count: 1, best: makeCandidate())
+                }
+                if let current = streak, current.count >= configuration.stableFrameCount {
+                    complete(state: .ok, reportType: .completedResult, candidate: current.best, metadata: metadata)
+                    reports.append(
+                        ScanReport(
+                            .completedResult, .ok, recognizerID: id, frame: metadata, symbology: .qrCode,
+                            text: current.best.analysis.text, bytes: current.best.analysis.bytes,
+                            polygon: current.best.analysis.polygon))
+                    return
+                }
+                report(.inProgress, .ok)
+                return
+            }
+            streak = nil
+            if timedOut(now: now) {
+                completeInsufficientQuality(analysis: analysis, metadata: metadata, into: &reports)
+                return
+            }
+            report(.inProgress, analysis.state)
+        }
+    }
+
+    /// Notes that the issuer's code `bytes` is in view at `now`, starting a new appearance when it is another code.
+    private func see(_ bytes: [UInt8], at now: MonotonicInstant) {
+        if var current = appearance, current.bytes == bytes {
+            current.lastSeen = now
+            appearance = current
+        } else {
+            appearance = Appearance(bytes: bytes, start: now, lastSeen: now, sharpest: nil)
+        }
+    }
+
+    private func timedOut(now: MonotonicInstant) -> Bool {
+        guard let current = appearance else { return false }
+        return now.since(current.start) >= .seconds(configuration.insufficientQualityTimeout)
+    }
+
+    /// The insufficient-quality event: `COMPLETED_RESULT` `BLURRY` with the sharpest scan seen (or, when none was
+    /// measured, this frame).
+    private func completeInsufficientQuality(
+        analysis: SecureQRFrameAnalysis, metadata: FrameMetadata, into reports: inout [ScanReport]
+    ) {
+        let best =
+            appearance?.sharpest ?? Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil)
+        complete(state: .blurry, reportType: .completedResult, candidate: best, metadata: metadata)
+        reports.append(
+            ScanReport(
+                .completedResult, .blurry, recognizerID: id, frame: metadata, symbology: .qrCode,
+                text: best.analysis.text, bytes: best.analysis.bytes, polygon: best.analysis.polygon))
+    }
+
+    /// Rectifies the code and its secure graphic, with one module of margin, at the crop resolution.
+    private func crop(_ luma: LumaView, analysis: SecureQRFrameAnalysis) -> CropPixels? {
+        guard let geometry = analysis.geometry else { return nil }
+        let n = Double(geometry.modules)
+        var (minX, minY, maxX, maxY) = (0.0, 0.0, n, n)
+        if configuration.design.hybrid {
+            let zone = geometry.secureGraphic
+            minX = min(minX, zone.x)
+            minY = min(minY, zone.y)
+            maxX = max(maxX, zone.x + zone.width)
+            maxY = max(maxY, zone.y + zone.height)
+        }
+        let region = SecureQRModuleRect(x: minX - 1, y: minY - 1, width: maxX - minX + 2, height: maxY - minY + 2)
+        let scale = Double(configuration.cropModulePixels)
+        let width = Int((region.width * scale).rounded())
+        let height = Int((region.height * scale).rounded())
+        guard width > 0, height > 0, width * height <= 16_000_000 else { return nil }
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        let status = pixels.withUnsafeMutableBufferPointer { buffer in
+            geometry.homography.withUnsafeBufferPointer { homography in
+                lv_sqr_rectify(
+                    analyzer, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride,
+                    homography.baseAddress, region.x, region.y, region.width, region.height, buffer.baseAddress,
+                    Int32(width), Int32(height), width)
+            }
+        }
+        guard status == 0 else {
+            logger.error("secure-QR crop failed", metadata: ["status": "\(status)", "recognizer": "\(id)"])
+            return nil
+        }
+        return CropPixels(pixels: pixels, width: width, height: height, region: region)
+    }
+
+    /// Stops processing and records the completion's result.
+    private func complete(state: ScanState, reportType: ReportType, candidate: Candidate, metadata: FrameMetadata) {
+        stopped = true
+        appearance = nil
+        streak = nil
+        var crop: SecureQRCrop?
+        if let pixels = candidate.crop {
+            do {
+                let png = try pixels.pixels.withUnsafeBufferPointer { buffer throws(LumaScanError) in
+                    guard let base = buffer.baseAddress else { throw LumaScanError(.imageIO, "empty crop") }
+                    return try PNG.encode(
+                        LumaView(baseAddress: base, width: pixels.width, height: pixels.height, stride: pixels.width))
+                }
+                crop = SecureQRCrop(
+                    png: png, width: pixels.width, height: pixels.height,
+                    modulePixels: configuration.cropModulePixels, region: pixels.region)
+            } catch {
+                logger.error("secure-QR crop encoding failed", metadata: ["error": "\(error)", "recognizer": "\(id)"])
+            }
+        }
+        let analysis = candidate.analysis
+        let result = SecureQRResult(
+            reportType: reportType, state: state, recognizerID: id, reportFrameIndex: metadata.index,
+            frameIndex: candidate.metadata.index, captureTime: candidate.metadata.captureTime,
+            symbology: analysis.symbology, text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon,
+            isHybrid: configuration.design.hybrid, geometry: analysis.geometry, measurements: analysis.measurements,
+            crop: crop)
+        completed.withLock { results in
+            if results.count >= Self.rememberedResults { results.removeFirst() }
+            results.append(result)
+        }
+        logger.debug(
+            "secure-QR scan complete",
+            metadata: [
+                "recognizer": "\(id)", "reportType": "\(reportType.rawValue)", "state": "\(state.rawValue)",
+                "frame": "\(metadata.index)", "scanFrame": "\(candidate.metadata.index)",
+            ])
+    }
+
+    // MARK: Unsupported and limited modes
+
+    /// A plain QR reader: `UNSUPPORTED_RESULT` reports.
+    private func processPlain(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        readQR(luma)
+        if let fallbackReader, !readerReports.contains(where: { $0.state == .ok }) {
+            readQR(luma, with: fallbackReader)
+        }
+        finishWithFirstCode(
+            metadata: metadata, reportType: .unsupportedResult, nothingRead: .unsupportedResult, into: &reports)
+    }
+
+    /// The limited camera manager: QR and 1D codes through the barcode recognizer's own consistency counts.
+    private func processLimited(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        readerReports.removeAll(keepingCapacity: true)
+        reader.process(luma, metadata: metadata, into: &readerReports)
+        finishWithFirstCode(metadata: metadata, reportType: .completedResult, nothingRead: .inProgress, into: &reports)
+    }
+
+    /// Reports the first issuer's code read (`OK`), else the first other code (`NOT_PROPRIETARY`), and stops; or
+    /// `UNREADABLE` when nothing was read.
+    private func finishWithFirstCode(
+        metadata: FrameMetadata, reportType: ReportType, nothingRead: ReportType, into reports: inout [ScanReport]
+    ) {
+        let codes = readerReports.filter { $0.state == .ok && $0.text != nil }
+        guard
+            let code = codes.first(where: { configuration.isIssuerPayload($0.text ?? "") }) ?? codes.first
+        else {
+            reports.append(ScanReport(nothingRead, .unreadable, recognizerID: id, frame: metadata))
+            return
+        }
+        let state: ScanState = configuration.isIssuerPayload(code.text ?? "") ? .ok : .notProprietary
+        let analysis = SecureQRFrameAnalysis(
+            state: state, symbology: code.symbology, text: code.text, bytes: code.bytes, polygon: code.polygon,
+            isIssuerCode: state == .ok)
+        complete(
+            state: state, reportType: reportType,
+            candidate: Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil), metadata: metadata)
+        reports.append(
+            ScanReport(
+                reportType, state, recognizerID: id, frame: metadata, symbology: code.symbology, text: code.text,
+                bytes: code.bytes, polygon: code.polygon))
+    }
+}

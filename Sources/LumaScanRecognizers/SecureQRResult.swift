@@ -1,0 +1,250 @@
+import LumaScanCore
+
+// Plain data only (no C, no recognizer state): these types can move to LumaScanCore unchanged should ScanReport carry
+// them.
+
+/// A rectangle in module coordinates (origin at the code's outer top-left corner, one unit per module).
+public struct SecureQRModuleRect: Hashable, Sendable, Codable {
+    /// Left edge.
+    public var x: Double
+    /// Top edge.
+    public var y: Double
+    /// Width.
+    public var width: Double
+    /// Height.
+    public var height: Double
+
+    /// Creates a rectangle.
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The corners: top left, top right, bottom right, bottom left.
+    public var corners: [Point] {
+        [Point(x: x, y: y), Point(x: x + width, y: y), Point(x: x + width, y: y + height), Point(x: x, y: y + height)]
+    }
+}
+
+/// The centres of the four patterns a secure QR code must show, in frame pixels.
+public struct SecureQRPatternCentres: Hashable, Sendable, Codable {
+    /// The top-left finder pattern's centre (module coordinates (3.5, 3.5)).
+    public var topLeft: Point
+    /// The top-right finder pattern's centre (module coordinates (N − 3.5, 3.5)).
+    public var topRight: Point
+    /// The bottom-left finder pattern's centre (module coordinates (3.5, N − 3.5)).
+    public var bottomLeft: Point
+    /// The bottom-right alignment pattern's centre (module coordinates (N − 6.5, N − 6.5)).
+    public var alignment: Point
+
+    /// Creates a set of centres.
+    public init(topLeft: Point, topRight: Point, bottomLeft: Point, alignment: Point) {
+        self.topLeft = topLeft
+        self.topRight = topRight
+        self.bottomLeft = bottomLeft
+        self.alignment = alignment
+    }
+}
+
+/// What the recognizer measured on a code's secure-graphic region (rectified at 2 pixels per CDP cell, half a module
+/// in from its edges). Energies are in units of the code's contrast squared, `(lightLevel − darkLevel)²`.
+public struct SecureQRMeasurements: Hashable, Sendable, Codable {
+    /// Mean module side in frame pixels over the secure-graphic region.
+    public var modulePixels: Double
+    /// Frame pixels per CDP cell (``modulePixels`` / cells per module).
+    public var pixelsPerCell: Double
+    /// Luma of the code's dark modules (the finder patterns' cores).
+    public var darkLevel: Double
+    /// Luma of the paper (the quiet zone beside the finder patterns).
+    public var lightLevel: Double
+    /// The region's mean, 0 at ``darkLevel`` and 1 at ``lightLevel``; about 0.5 for a CDP and for QR modules, near 1
+    /// for blank paper.
+    public var meanLevel: Double
+    /// Variance of the means of module-sized blocks: high (about 0.2) for QR modules, low for a CDP (its cells average
+    /// out over a module) and for blank paper.
+    public var moduleEnergy: Double
+    /// Mean variance inside module-sized blocks: texture finer than a module, high (about 0.2) for a sharp CDP.
+    public var cellEnergy: Double
+    /// ``cellEnergy`` / ``moduleEnergy``: the texture at the CDP's cell frequency measured against the module
+    /// frequency. Compared with ``SecureQRConfiguration/noAuthTextureRatio``.
+    public var textureRatio: Double
+    /// Tenengrad sharpness: the mean squared Sobel gradient per pixel of the region rectified at 2 pixels per cell, in
+    /// contrast units. Compared with ``SecureQRConfiguration/sharpnessThreshold``.
+    public var sharpness: Double
+
+    /// Creates measurements.
+    public init(
+        modulePixels: Double, pixelsPerCell: Double, darkLevel: Double, lightLevel: Double, meanLevel: Double,
+        moduleEnergy: Double, cellEnergy: Double, textureRatio: Double, sharpness: Double
+    ) {
+        self.modulePixels = modulePixels
+        self.pixelsPerCell = pixelsPerCell
+        self.darkLevel = darkLevel
+        self.lightLevel = lightLevel
+        self.meanLevel = meanLevel
+        self.moduleEnergy = moduleEnergy
+        self.cellEnergy = cellEnergy
+        self.textureRatio = textureRatio
+        self.sharpness = sharpness
+    }
+}
+
+/// Where a secure QR code is in a frame, as the recognizer located it.
+public struct SecureQRGeometry: Hashable, Sendable, Codable {
+    /// The QR version read from the finder spacing and the timing patterns.
+    public var version: Int
+    /// Modules per side (17 + 4 × version).
+    public var modules: Int
+    /// The centres of the finder patterns and the alignment pattern.
+    public var patternCentres: SecureQRPatternCentres
+    /// The homography from module coordinates (origin at the code's outer top-left corner, one unit per module) to
+    /// frame pixels, row-major: `[h00, h01, h02, h10, h11, h12, h20, h21, h22]`.
+    public var homography: [Double]
+    /// The code's outer corners in frame pixels: top left, top right, bottom right, bottom left (in the code's
+    /// orientation).
+    public var codePolygon: [Point]
+    /// The secure graphic (centre square or fingerprint zone) in module coordinates.
+    public var secureGraphic: SecureQRModuleRect
+    /// The secure graphic's corners in frame pixels, in the same order as ``codePolygon``.
+    public var secureGraphicPolygon: [Point]
+
+    /// Creates a geometry.
+    public init(
+        version: Int, modules: Int, patternCentres: SecureQRPatternCentres, homography: [Double], codePolygon: [Point],
+        secureGraphic: SecureQRModuleRect, secureGraphicPolygon: [Point]
+    ) {
+        self.version = version
+        self.modules = modules
+        self.patternCentres = patternCentres
+        self.homography = homography
+        self.codePolygon = codePolygon
+        self.secureGraphic = secureGraphic
+        self.secureGraphicPolygon = secureGraphicPolygon
+    }
+
+    /// Maps module coordinates to frame pixels through ``homography``.
+    public func framePoint(module x: Double, _ y: Double) -> Point {
+        let h = homography
+        let w = h[6] * x + h[7] * y + h[8]
+        return Point(x: (h[0] * x + h[1] * y + h[2]) / w, y: (h[3] * x + h[4] * y + h[5]) / w)
+    }
+}
+
+/// What the recognizer saw in one frame, before the completion logic: the frame's scan state and the evidence for it.
+public struct SecureQRFrameAnalysis: Hashable, Sendable {
+    /// The frame's scan state (see ``SecureQRRecognizer`` for the order in which they are decided).
+    public var state: ScanState
+    /// The symbology of the code the state is about, when one was read.
+    public var symbology: Symbology?
+    /// The code's payload as text, when one was read.
+    public var text: String?
+    /// The code's payload bytes, when one was read.
+    public var bytes: [UInt8]?
+    /// zbar's polygon of the code, in frame pixels; empty when nothing was read.
+    public var polygon: [Point]
+    /// Whether the payload is on an issuer's domain.
+    public var isIssuerCode: Bool
+    /// Where the code is, when all four patterns were located.
+    public var geometry: SecureQRGeometry?
+    /// The secure graphic's measurements, when it was inside the frame and measured.
+    public var measurements: SecureQRMeasurements?
+
+    /// Creates an analysis.
+    public init(
+        state: ScanState, symbology: Symbology? = nil, text: String? = nil, bytes: [UInt8]? = nil,
+        polygon: [Point] = [], isIssuerCode: Bool = false, geometry: SecureQRGeometry? = nil,
+        measurements: SecureQRMeasurements? = nil
+    ) {
+        self.state = state
+        self.symbology = symbology
+        self.text = text
+        self.bytes = bytes
+        self.polygon = polygon
+        self.isIssuerCode = isIssuerCode
+        self.geometry = geometry
+        self.measurements = measurements
+    }
+}
+
+/// A rectified image of a code and its secure graphic, ready to send for authentication.
+public struct SecureQRCrop: Hashable, Sendable {
+    /// The image as PNG (8-bit grey).
+    public var png: [UInt8]
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+    /// Pixels per module.
+    public var modulePixels: Int
+    /// The module-coordinate rectangle the image shows: the code and the secure graphic with one module of margin.
+    public var region: SecureQRModuleRect
+
+    /// Creates a crop.
+    public init(png: [UInt8], width: Int, height: Int, modulePixels: Int, region: SecureQRModuleRect) {
+        self.png = png
+        self.width = width
+        self.height = height
+        self.modulePixels = modulePixels
+        self.region = region
+    }
+}
+
+/// A completed secure-QR scan: what the recognizer delivered with a `COMPLETED_RESULT` (or, in unsupported mode, a
+/// final `UNSUPPORTED_RESULT`) report.
+///
+/// For `OK` and `BLURRY` completions in secure mode it carries the chosen frame's geometry, measurements and
+/// rectified crop; for the other completions, what was known about the code.
+public struct SecureQRResult: Hashable, Sendable {
+    /// The report type of the completion.
+    public var reportType: ReportType
+    /// The scan state of the completion.
+    public var state: ScanState
+    /// The id of the recognizer that made it.
+    public var recognizerID: String
+    /// The index of the frame whose report announced the completion.
+    public var reportFrameIndex: UInt64
+    /// The index of the frame the delivered scan comes from (the sharpest of the stable or seen frames).
+    public var frameIndex: UInt64
+    /// When that frame was captured.
+    public var captureTime: MonotonicInstant
+    /// The code's symbology (QR Code except in limited mode).
+    public var symbology: Symbology?
+    /// The payload as text.
+    public var text: String?
+    /// The payload's bytes.
+    public var bytes: [UInt8]?
+    /// zbar's polygon of the code in that frame.
+    public var polygon: [Point]
+    /// Whether the code is a hybrid one (fingerprint zone).
+    public var isHybrid: Bool
+    /// The code's geometry in that frame, when located.
+    public var geometry: SecureQRGeometry?
+    /// The secure graphic's measurements in that frame, when measured.
+    public var measurements: SecureQRMeasurements?
+    /// The rectified crop of the code and its secure graphic, for `OK` and `BLURRY` completions.
+    public var crop: SecureQRCrop?
+
+    /// Creates a result.
+    public init(
+        reportType: ReportType, state: ScanState, recognizerID: String, reportFrameIndex: UInt64, frameIndex: UInt64,
+        captureTime: MonotonicInstant, symbology: Symbology?, text: String?, bytes: [UInt8]?, polygon: [Point],
+        isHybrid: Bool, geometry: SecureQRGeometry?, measurements: SecureQRMeasurements?, crop: SecureQRCrop?
+    ) {
+        self.reportType = reportType
+        self.state = state
+        self.recognizerID = recognizerID
+        self.reportFrameIndex = reportFrameIndex
+        self.frameIndex = frameIndex
+        self.captureTime = captureTime
+        self.symbology = symbology
+        self.text = text
+        self.bytes = bytes
+        self.polygon = polygon
+        self.isHybrid = isHybrid
+        self.geometry = geometry
+        self.measurements = measurements
+        self.crop = crop
+    }
+}
