@@ -18,7 +18,7 @@ struct DevicesCommand: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(devices)
+            let data = try encoder.encode(devices.map(DeviceReport.init))
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -35,9 +35,35 @@ struct DevicesCommand: ParsableCommand {
                 }
                 print("  \(format.fourcc) \(format.description): \(sizes.joined(separator: ", "))")
             }
+            let verdict = device.secureQRSupport()
+            if verdict.isSupported {
+                let mode = verdict.bestMode.map { "\($0.pixelFormat) \($0.width)x\($0.height)" } ?? ""
+                print("  secure QR: supported (\(mode))")
+            } else {
+                print("  secure QR: not supported: \(verdict.reasons.joined(separator: "; "))")
+            }
             for control in device.controls {
                 print("  control \(control.name) [\(control.type)] \(control.minimum)...\(control.maximum) = \(control.value.map(String.init) ?? "?")")
             }
         }
+    }
+}
+
+/// A device as `devices --json` prints it: every field of ``DeviceInfo`` plus `secureQR`, the capability verdict.
+struct DeviceReport: Encodable {
+    var device: DeviceInfo
+    var secureQR: SecureQRCameraSupport
+
+    init(_ device: DeviceInfo) {
+        self.device = device
+        secureQR = device.secureQRSupport()
+    }
+
+    private enum Keys: String, CodingKey { case secureQR }
+
+    func encode(to encoder: any Encoder) throws {
+        try device.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(secureQR, forKey: .secureQR)
     }
 }
