@@ -1,6 +1,6 @@
+import Logging
 import LumaScanCapture
 import LumaScanCore
-import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -72,7 +72,6 @@ public final class ScanEngine: Sendable {
         case running([NativeThread])
         case finished
     }
-
 
     /// The source frames come from.
     public let source: any FrameSource
@@ -514,7 +513,8 @@ public final class ScanEngine: Sendable {
         }
     }
 
-    private func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState) {
+    private func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState)
+    {
         defer { consumer.release(frame.bufferIndex) }
         let currentGeneration = pluginGeneration.load(ordering: .acquiring)
         if currentGeneration != state.generation {
@@ -560,7 +560,8 @@ public final class ScanEngine: Sendable {
         // of a session follows the event that ended it.
         lifecycle.withLock { machine in
             guard machine.isActive && machine.session == session else { return }
-            queueEvents(of: current, frame: metadata, frameSize: luma.size, completed: completed, located: located,
+            queueEvents(
+                of: current, frame: metadata, frameSize: luma.size, completed: completed, located: located,
                 machine: &machine, state: &state)
         }
     }
@@ -576,9 +577,11 @@ public final class ScanEngine: Sendable {
                 let normalized = located.polygon.map {
                     Point(x: $0.x / Double(max(1, frameSize.width)), y: $0.y / Double(max(1, frameSize.height)))
                 }
-                emit(.detection(Detection(
-                    recognizerID: located.recognizerID, polygon: located.polygon, normalizedPolygon: normalized,
-                    distance: distance, frameIndex: metadata.index)))
+                emit(
+                    .detection(
+                        Detection(
+                            recognizerID: located.recognizerID, polygon: located.polygon, normalizedPolygon: normalized,
+                            distance: distance, frameIndex: metadata.index)))
             }
         }
         for report in state.reports { emit(.report(report)) }

@@ -102,7 +102,11 @@ public final class SyntheticSource: FrameSource, @unchecked Sendable {
     /// Serves the next frame, or `nil` when every buffer is out or the pacing says not yet (after waiting up to
     /// `timeout`).
     public func dequeue(timeout: Duration) throws -> DequeuedFrame? {
-        if let error = failure.withLock({ error in defer { error = nil }; return error }) { throw error }
+        if let error = failure.withLock({ error in
+            defer { error = nil }; return error
+        }) {
+            throw error
+        }
         if let frameLimit, produced >= UInt64(frameLimit) { throw FrameSourceEnd() }
         guard let buffer = free.popLast() else {
             sleep(for: timeout)

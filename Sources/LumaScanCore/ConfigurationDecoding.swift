@@ -104,7 +104,8 @@ extension LumaScanError {
         }
         switch error {
         case .typeMismatch(let type, let context):
-            return ConfigurationPath.error(context.codingPath, "expected \(describe(type)); \(context.debugDescription)")
+            return ConfigurationPath.error(
+                context.codingPath, "expected \(describe(type)); \(context.debugDescription)")
         case .valueNotFound(let type, let context):
             return ConfigurationPath.error(context.codingPath, "expected \(describe(type)), found null")
         case .keyNotFound(let key, let context):
@@ -123,7 +124,8 @@ extension LumaScanError {
         case is Bool.Type: "true or false"
         case is Int.Type, is Int32.Type, is UInt32.Type, is UInt64.Type: "an integer"
         case is Double.Type, is Float.Type: "a number"
-        default: "\(type)".hasPrefix("Array") ? "an array" : (("\(type)".hasPrefix("Dictionary")) ? "an object" : "\(type)")
+        default:
+            "\(type)".hasPrefix("Array") ? "an array" : (("\(type)".hasPrefix("Dictionary")) ? "an object" : "\(type)")
         }
     }
 }

@@ -191,7 +191,8 @@ public final class FrameRing: @unchecked Sendable {
         /// Takes back one buffer the consumer has released, if any, for the producer to requeue to the source.
         public func reclaim() -> Int? {
             let ring = ring
-            let position = ring.returnHead.pointer.pointee.load(ordering: .relaxed)  // only this thread writes returnHead
+            // Only this thread writes returnHead.
+            let position = ring.returnHead.pointer.pointee.load(ordering: .relaxed)
             guard position < ring.returnTail.pointer.pointee.load(ordering: .acquiring) else { return nil }
             let buffer = ring.returnSlots.load(position & ring.returnMask)
             ring.returnHead.pointer.pointee.store(position + 1, ordering: .releasing)
@@ -265,7 +266,8 @@ public final class FrameRing: @unchecked Sendable {
             let ring = ring
             precondition(bufferIndex >= 0 && bufferIndex < ring.bufferCount, "buffer index out of range")
             ring.metadata[bufferIndex] = nil
-            let position = ring.returnTail.pointer.pointee.load(ordering: .relaxed)  // only this thread writes returnTail
+            // Only this thread writes returnTail.
+            let position = ring.returnTail.pointer.pointee.load(ordering: .relaxed)
             // Never full: every buffer is in at most one place and the return ring holds them all.
             ring.returnSlots.store(bufferIndex, at: position & ring.returnMask)
             ring.returnTail.pointer.pointee.store(position + 1, ordering: .releasing)

@@ -98,7 +98,9 @@ public final class LumaImage: @unchecked Sendable {
     /// Lends the pixels out for writing, row by row with stride ``stride``.
     ///
     /// - Important: Call it from one thread at a time, and not while a view lent by ``withView(_:)`` is in use.
-    public func withMutablePixels<R, E: Error>(_ body: (UnsafeMutableBufferPointer<UInt8>) throws(E) -> R) throws(E)
+    public func withMutablePixels<R, E: Error>(
+        _ body: (UnsafeMutableBufferPointer<UInt8>) throws(E) -> R
+    ) throws(E)
         -> R
     {
         try body(UnsafeMutableBufferPointer(start: storage, count: width * height))

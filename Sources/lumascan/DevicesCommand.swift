@@ -43,7 +43,9 @@ struct DevicesCommand: ParsableCommand {
                 print("  secure QR: not supported: \(verdict.reasons.joined(separator: "; "))")
             }
             for control in device.controls {
-                print("  control \(control.name) [\(control.type)] \(control.minimum)...\(control.maximum) = \(control.value.map(String.init) ?? "?")")
+                print(
+                    "  control \(control.name) [\(control.type)] \(control.minimum)...\(control.maximum) = \(control.value.map(String.init) ?? "?")"
+                )
             }
         }
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import LumaScan
 import Logging
+import LumaScan
 
 /// Exit codes documented in the README.
 enum ExitStatus {
@@ -32,7 +32,7 @@ struct LumaScanCommand: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ScanCommand.self, DevicesCommand.self, ControlsCommand.self, ConfigCommand.self, SecureQRCommand.self,
+            ScanCommand.self, DevicesCommand.self, ControlsCommand.self, BenchCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: ScanCommand.self)
 
@@ -63,7 +63,8 @@ struct LoggingOptions: ParsableArguments {
 
     func makeLogger(label: String) throws -> Logger {
         guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level: '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError(
+                "--log-level: '\(logLevel)' is not one of trace, debug, info, notice, warning, error, critical")
         }
         LoggingBootstrap.once(level: level)
         var logger = Logger(label: label)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import LumaScan
 import Logging
+import LumaScan
 
 /// `lumascan scan`: scan a camera, or image files, and print one JSON line per event.
 struct ScanCommand: ParsableCommand {
@@ -37,7 +37,8 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Capture buffers to request from the driver.")
     var buffers: Int = 4
 
-    @Option(help: "Symbologies to read, comma-separated (\(Symbology.allCases.map(\.rawValue).joined(separator: ","))).")
+    @Option(
+        help: "Symbologies to read, comma-separated (\(Symbology.allCases.map(\.rawValue).joined(separator: ","))).")
     var symbologies: String?
 
     @Option(help: "Stop after this many frames.")
@@ -60,7 +61,8 @@ struct ScanCommand: ParsableCommand {
     func validate() throws {
         if device != nil && input != nil { throw ValidationError("--device and --input exclude each other") }
         if config != nil && symbologies != nil {
-            throw ValidationError("--symbologies and --config exclude each other: set barcodeConfig.symbologies instead")
+            throw ValidationError(
+                "--symbologies and --config exclude each other: set barcodeConfig.symbologies instead")
         }
         if let format, PixelFormat(format) == nil { throw ValidationError("--format: '\(format)' is not a fourcc") }
         if let size, parseSize(size) == nil { throw ValidationError("--size: '\(size)' is not WxH") }
@@ -145,7 +147,8 @@ struct ScanCommand: ParsableCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: config))
         } catch {
-            throw CommandFailure(status: ExitStatus.badArguments, message: "cannot read \(config): \(error.localizedDescription)")
+            throw CommandFailure(
+                status: ExitStatus.badArguments, message: "cannot read \(config): \(error.localizedDescription)")
         }
         do {
             return try ScanConfiguration.decode(data: data)
@@ -171,7 +174,8 @@ struct ScanCommand: ParsableCommand {
             let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
             guard let symbology = Symbology(rawValue: trimmed) else {
                 throw ValidationError(
-                    "--symbologies: '\(trimmed)' is not one of \(Symbology.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "--symbologies: '\(trimmed)' is not one of \(Symbology.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             return symbology
         }

@@ -10,7 +10,9 @@ import Testing
 struct MeterAccuracyTests {
     static let meters = 500
 
-    private func score(mode: MeterConfiguration.ScanMode, kinds: [SyntheticMeterKind], seedBase: UInt64) throws
+    private func score(
+        mode: MeterConfiguration.ScanMode, kinds: [SyntheticMeterKind], seedBase: UInt64
+    ) throws
         -> MeterScore
     {
         let fixture = try MeterFixture()

@@ -9,15 +9,20 @@ struct DeviceSecureQRTests {
             defaultValue: 1)
         return DeviceInfo(
             path: "/dev/video0", card: "Test Camera", driver: "uvcvideo", busInfo: "usb-1", capabilities: [],
-            formats: [FormatInfo(fourcc: "YUYV", description: "YUYV 4:2:2", compressed: false, supported: true, sizes: sizes)],
+            formats: [
+                FormatInfo(fourcc: "YUYV", description: "YUYV 4:2:2", compressed: false, supported: true, sizes: sizes)
+            ],
             controls: focus ? [focusControl] : [])
     }
 
     @Test("a 720p camera at 30 fps with a focus control supports secure QR, capturing at its smallest good mode")
     func supported() {
         let verdict = device(
-            sizes: [SizeInfo(width: 640, height: 480, frameRates: [30]), SizeInfo(width: 1280, height: 720, frameRates: [30]),
-                SizeInfo(width: 1920, height: 1080, frameRates: [15])],
+            sizes: [
+                SizeInfo(width: 640, height: 480, frameRates: [30]),
+                SizeInfo(width: 1280, height: 720, frameRates: [30]),
+                SizeInfo(width: 1920, height: 1080, frameRates: [15]),
+            ],
             focus: true
         ).secureQRSupport()
         #expect(verdict.isSupported)
@@ -27,7 +32,8 @@ struct DeviceSecureQRTests {
 
     @Test("a VGA camera without focus is refused, with a reason for each unmet requirement")
     func unsupported() {
-        let verdict = device(sizes: [SizeInfo(width: 640, height: 480, frameRates: [30])], focus: false).secureQRSupport()
+        let verdict = device(sizes: [SizeInfo(width: 640, height: 480, frameRates: [30])], focus: false)
+            .secureQRSupport()
         #expect(!verdict.isSupported)
         #expect(verdict.reasons.count == 2, "\(verdict.reasons)")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import LumaScan
 import Logging
+import LumaScan
 import Synchronization
 import Testing
 
@@ -28,7 +28,8 @@ final class MeanLumaRecognizer: Recognizer, @unchecked Sendable {
         seenDequeueTimes.withLock { $0.append(metadata.dequeueTime) }
         if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.nanosecondsClamped) / 1e9) }
         reports.append(
-            ScanReport(.completedResult, .ok, recognizerID: id, frame: metadata, text: "\(sum / (luma.width * luma.height))"))
+            ScanReport(
+                .completedResult, .ok, recognizerID: id, frame: metadata, text: "\(sum / (luma.width * luma.height))"))
     }
 
     func reset() { resets.add(1, ordering: .relaxed) }
@@ -118,7 +119,8 @@ struct ScanEngineTests {
         try engine.start()
         try await Task.sleep(for: .milliseconds(300))
         let running = engine.statistics
-        #expect(running.framesCaptured == running.framesProcessed + running.framesDroppedByRing + running.framesInFlight)
+        #expect(
+            running.framesCaptured == running.framesProcessed + running.framesDroppedByRing + running.framesInFlight)
         engine.stop()
         await engine.finished()
         let statistics = engine.statistics
@@ -205,8 +207,11 @@ struct ScanEngineTests {
         await engine.finished()
         let events = delegate.events.withLock { $0 }
         #expect(events.last == .stopped(.error("test source failure (none)")))
-        #expect(events.contains(.sourceFailed(SourceFailure(
-            source: "synthetic", message: "test source failure (none)", action: .stopping))))
+        #expect(
+            events.contains(
+                .sourceFailed(
+                    SourceFailure(
+                        source: "synthetic", message: "test source failure (none)", action: .stopping))))
     }
 
     @Test("swapping recognizers mid-stream: every frame is processed by exactly one set")

@@ -200,7 +200,8 @@ struct ScanLifecycleTests {
                 let widths: [Int: Double] = [10: 16, 100: 160, 200: 304]
                 let width = widths[Int(luma[0, 0])] ?? 0
                 let polygon = [Point(x: 0, y: 0), Point(x: width, y: 0), Point(x: width, y: 20), Point(x: 0, y: 20)]
-                reports.append(ScanReport(.inProgress, .unreadable, recognizerID: id, frame: metadata, polygon: polygon))
+                reports.append(
+                    ScanReport(.inProgress, .unreadable, recognizerID: id, frame: metadata, polygon: polygon))
             }
             func reset() {}
         }
@@ -211,7 +212,9 @@ struct ScanLifecycleTests {
         engine.delegate = delegate
         let streamed = Task { () -> [Detection] in
             var detections: [Detection] = []
-            for await event in engine.events { if case .detection(let detection) = event { detections.append(detection) } }
+            for await event in engine.events {
+                if case .detection(let detection) = event { detections.append(detection) }
+            }
             return detections
         }
         try engine.start()

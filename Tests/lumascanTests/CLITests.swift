@@ -24,7 +24,9 @@ func runLumaScan(_ arguments: [String]) throws -> (status: Int32, stdout: String
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+    )
 }
 
 /// The `lumascan` executable next to the test bundle (SwiftPM builds it because this target depends on it).

@@ -29,10 +29,14 @@ struct SamplesTests {
             canvas.addNoise(sigma: 3, seed: seed)
             return canvas
         }
-        canvases["ean13-kiosk.png"] = scene(EAN.ean13("400638133393").render(moduleWidth: 3, height: 110), degrees: 0, seed: 1)
-        canvases["upca-can.png"] = scene(EAN.upcA("03600029145").render(moduleWidth: 3, height: 110), degrees: -6, seed: 2)
-        canvases["code128-ticket.png"] = scene(Code128.encode("TICKET-000042").render(moduleWidth: 2, height: 90), degrees: 4, seed: 3)
-        canvases["qr-url.png"] = scene(try QRCode("https://lumascan.example/hello").render(moduleSize: 5), degrees: 12, seed: 4)
+        canvases["ean13-kiosk.png"] = scene(
+            EAN.ean13("400638133393").render(moduleWidth: 3, height: 110), degrees: 0, seed: 1)
+        canvases["upca-can.png"] = scene(
+            EAN.upcA("03600029145").render(moduleWidth: 3, height: 110), degrees: -6, seed: 2)
+        canvases["code128-ticket.png"] = scene(
+            Code128.encode("TICKET-000042").render(moduleWidth: 2, height: 90), degrees: 4, seed: 3)
+        canvases["qr-url.png"] = scene(
+            try QRCode("https://lumascan.example/hello").render(moduleSize: 5), degrees: 12, seed: 4)
         return canvases
     }
 
