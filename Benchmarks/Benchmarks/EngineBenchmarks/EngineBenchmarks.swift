@@ -1,0 +1,127 @@
+// Engine: a synthetic source through the frame ring, a recognizer and delivery, on the engine's own three threads.
+//
+// - "overhead ...": a finite source at full speed (frames are never dropped) with the barcode recognizer, or with a
+//   null recognizer that only reports. A TimedRecognizer records each frame's recognizer time and the allocation
+//   count, so the custom metrics give the steady state (from the 10th frame on): wall time per frame on the
+//   recognition thread, the recognizer's share, the engine's overhead (the difference, absolute and in per mille of
+//   the recognizer's time) and allocations per frame by all threads.
+// - "latency ...": a live source paced at 30 fps (frames are dropped when recognition falls behind) with the
+//   barcode recognizer; each frame's capture-to-delivery time (the delegate's call) is one sample.
+import Benchmark
+import BenchmarkFrames
+import LumaScan
+import Logging
+
+let benchmarks: @Sendable () -> Void = {
+    let custom = [
+        EngineMetrics.perFrame, EngineMetrics.recognizer, EngineMetrics.overhead, EngineMetrics.overheadShare,
+        EngineMetrics.mallocs, EngineMetrics.engineMallocs, EngineMetrics.latency, EngineMetrics.dropped,
+    ]
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds,
+        units: Dictionary(uniqueKeysWithValues: custom.map { ($0, .count) }), warmupIterations: 1,
+        maxDuration: .seconds(5), maxIterations: 10)
+    // mallocCountTotal also switches the malloc interposer's counting on, which the steady-state count reads.
+    let overheadMetrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal] + custom.prefix(6)
+
+    // The engine alone: the recognizer only reports, so a frame costs the ring, the report and its delivery. The
+    // source is live (it never waits for room: the ring drops the oldest frame), so recognition is never starved by
+    // the back-off a finite source's capture loop takes when the ring is full; the run stops after `frames`
+    // recognised frames.
+    Benchmark(
+        "overhead null recognizer 1920x1080 live", configuration: .init(metrics: overheadMetrics, maxIterations: 20)
+    ) { benchmark in
+        run(benchmark, spec: SceneSpec(width: 1920, height: 1080, background: .flat, code: .none), frames: 5000,
+            steadyFrom: 2000, live: true) { NullRecognizer() }
+    }
+
+    for (width, height) in Scenes.sizes {
+        for code in [SceneCode.ean13, .none] {
+            let spec = SceneSpec(width: width, height: height, background: .noisy, code: code)
+            // About two seconds of frames per run.
+            let frames = width >= 1920 ? 80 : width >= 1280 ? 150 : 300
+            Benchmark("overhead barcode \(spec)", configuration: .init(metrics: overheadMetrics)) { benchmark in
+                run(benchmark, spec: spec, frames: frames, steadyFrom: 10, live: false) { barcodeRecognizer() }
+            }
+        }
+    }
+
+    for (width, height) in Scenes.sizes {
+        let spec = SceneSpec(width: width, height: height, background: .noisy, code: .ean13)
+        Benchmark(
+            "latency 30 fps barcode \(spec)",
+            configuration: .init(
+                metrics: [EngineMetrics.latency, EngineMetrics.dropped], warmupIterations: 0, maxDuration: .seconds(8),
+                maxIterations: 2)
+        ) { benchmark in
+            let image = Scenes.image(spec)
+            let frames = 120
+            let source = SyntheticSource(images: [image], fps: 30)
+            let engine = ScanEngine(
+                source: source, recognizers: [barcodeRecognizer()], options: .init(frameLimit: frames),
+                logger: logger)
+            let delegate = LatencyDelegate(capacity: frames)
+            engine.delegate = delegate
+            do { try engine.start() } catch { fatalError("the engine did not start: \(error)") }
+            engine.waitUntilFinished()
+            // Skip the first second (start-up, cold caches); every later frame is one sample.
+            for latency in delegate.latencies.dropFirst(30) {
+                benchmark.measurement(EngineMetrics.latency, Int(latency / 1000))
+            }
+            let statistics = engine.statistics
+            benchmark.measurement(
+                EngineMetrics.dropped, Int(statistics.framesDroppedByRing + statistics.framesDroppedByDriver))
+        }
+    }
+}
+
+let logger = Logger(label: "lumascan.benchmarks")
+
+func barcodeRecognizer() -> BarcodeRecognizer {
+    do { return try BarcodeRecognizer(configuration: BarcodeConfiguration(), logger: logger) } catch {
+        fatalError("the barcode recognizer could not be built: \(error)")
+    }
+}
+
+/// Runs `frames` frames of `spec` through an engine at full speed and records the steady state. A finite source
+/// (`live` false) has every frame processed; a live one streams until `frames` frames were recognised, and the ring
+/// drops the frames recognition has no time for.
+func run(
+    _ benchmark: Benchmark, spec: SceneSpec, frames: Int, steadyFrom first: Int, live: Bool,
+    recognizer: () -> any Recognizer
+) {
+    let image = Scenes.image(spec)
+    let source = SyntheticSource(images: [image], frameCount: live ? nil : frames)
+    let timed = TimedRecognizer(recognizer(), capacity: frames)
+    let engine = ScanEngine(source: source, recognizers: [timed], logger: logger)
+    if live { timed.whenFull = { engine.stop() } }
+    do { try engine.start() } catch { fatalError("the engine did not start: \(error)") }
+    engine.waitUntilFinished()
+    timed.whenFull = nil  // the closure holds the engine, which holds the recognizer
+    let statistics = engine.statistics
+    precondition(
+        live || statistics.framesProcessed == UInt64(frames), "processed \(statistics.framesProcessed) of \(frames)")
+    guard let steady = timed.steadyState(from: first) else { fatalError("too few frames for a steady state") }
+    benchmark.measurement(EngineMetrics.perFrame, Int(steady.nanosecondsPerFrame / 1000))
+    benchmark.measurement(EngineMetrics.recognizer, Int(steady.recognizerNanosecondsPerFrame / 1000))
+    benchmark.measurement(EngineMetrics.overhead, Int(steady.overheadNanosecondsPerFrame / 1000))
+    if steady.recognizerNanosecondsPerFrame > 0 {
+        benchmark.measurement(
+            EngineMetrics.overheadShare,
+            Int(1000 * steady.overheadNanosecondsPerFrame / steady.recognizerNanosecondsPerFrame))
+    }
+    benchmark.measurement(EngineMetrics.mallocs, Int((1000 * steady.mallocsPerFrame).rounded()))
+    benchmark.measurement(EngineMetrics.engineMallocs, Int((1000 * steady.engineMallocsPerFrame).rounded()))
+}
+
+enum EngineMetrics {
+    static let perFrame = BenchmarkMetric.custom("frame, recognition thread (µs)", useScalingFactor: false)
+    static let recognizer = BenchmarkMetric.custom("recognizer (µs)", useScalingFactor: false)
+    static let overhead = BenchmarkMetric.custom("engine overhead (µs)", useScalingFactor: false)
+    static let overheadShare = BenchmarkMetric.custom("overhead (‰ of recognizer)", useScalingFactor: false)
+    static let mallocs = BenchmarkMetric.custom("steady mallocs per 1000 frames", useScalingFactor: false)
+    static let engineMallocs = BenchmarkMetric.custom(
+        "steady mallocs per 1000 frames, engine only", useScalingFactor: false)
+    static let latency = BenchmarkMetric.custom("capture to delivery (µs)", useScalingFactor: false)
+    static let dropped = BenchmarkMetric.custom("frames dropped", useScalingFactor: false)
+}
