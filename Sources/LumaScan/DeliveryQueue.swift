@@ -13,7 +13,7 @@ final class DeliveryQueue: Sendable {
         var closed = false
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let wakeup = Semaphore()
     let capacity: Int
 
@@ -21,7 +21,7 @@ final class DeliveryQueue: Sendable {
         precondition(capacity > 0, "a delivery queue needs room for at least one event")
         self.capacity = capacity
         // One spare slot so that the terminal event always fits.
-        state = Mutex(State(slots: Array(repeating: nil, count: capacity + 1)))
+        state = Lock(State(slots: Array(repeating: nil, count: capacity + 1)))
     }
 
     /// Adds an event; returns `false` (and counts the drop) when the queue is full.

@@ -79,11 +79,11 @@ public final class ScanEngine: Sendable {
     public let options: Options
 
     private let logger: Logger
-    private let phase = Mutex<Phase>(.idle)
-    private let delegateBox = Mutex<WeakDelegate>(WeakDelegate())
-    private let plugin: Mutex<ScanPlugin>
+    private let phase = Lock<Phase>(.idle)
+    private let delegateBox = Lock<WeakDelegate>(WeakDelegate())
+    private let plugin: Lock<ScanPlugin>
     private let pluginGeneration = Atomic<Int>(0)
-    private let lifecycle = Mutex(ScanningStateMachine())
+    private let lifecycle = Lock(ScanningStateMachine())
     private let stopRequested = Atomic<Bool>(false)
     private let captureFinished = Atomic<Bool>(false)
     private let recognitionExited = Atomic<Bool>(false)
@@ -92,8 +92,8 @@ public final class ScanEngine: Sendable {
     private let counters = Counters()
     private let stream: AsyncStream<ScanEvent>
     private let continuation: AsyncStream<ScanEvent>.Continuation
-    private let finishedWaiters = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    private let ringBox = Mutex<FrameRing?>(nil)
+    private let finishedWaiters = Lock<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let ringBox = Lock<FrameRing?>(nil)
 
     /// Creates an engine that reads `source` with `plugin`.
     ///
@@ -106,7 +106,7 @@ public final class ScanEngine: Sendable {
         self.source = source
         self.options = options
         self.logger = logger
-        self.plugin = Mutex(plugin)
+        self.plugin = Lock(plugin)
         delivery = DeliveryQueue(capacity: options.deliveryQueueCapacity)
         (stream, continuation) = AsyncStream.makeStream(
             of: ScanEvent.self, bufferingPolicy: .bufferingNewest(options.eventBufferCapacity))
