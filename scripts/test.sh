@@ -23,7 +23,8 @@ if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" != 1 ]]; then
   step "thread sanitizer: frame ring and engine"
   swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle'
   step "address sanitizer: C shims (capture, vision)"
-  swift test --scratch-path .build-asan --sanitize=address --filter 'LumaScanCaptureTests|LVBarcodeScanner|LVImage|BarcodeRecognizer|MeterRecognizer'
+  LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" \
+    swift test --scratch-path .build-asan --sanitize=address --filter 'LumaScanCaptureTests|LVBarcodeScanner|LVImage|BarcodeRecognizer|MeterRecognizer'
 fi
 
 step "V4L2 integration tests: vivid in a VM (Tests/IntegrationTests)"
