@@ -41,7 +41,10 @@ struct ScanLifecycleTests {
         #expect(try await eventually { recognizer.seen.withLock { $0.count } >= 5 })
         engine.pauseScanning()
         #expect(try await eventually { self.lifecycleEvents(delegate).contains(.scanningPaused) })
-        try await Task.sleep(for: .milliseconds(30))  // let a frame in recognition finish
+        // Let the frame that was being recognised when the pause came finish: once two more frames went through
+        // the ring, recognition has moved past it.
+        let processedAtPause = engine.statistics.framesProcessed
+        #expect(try await eventually { engine.statistics.framesProcessed >= processedAtPause + 2 })
         let seenWhilePaused = recognizer.seen.withLock { $0.count }
         let capturedBefore = engine.statistics.framesCaptured
         try await Task.sleep(for: .milliseconds(150))
