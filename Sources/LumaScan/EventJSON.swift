@@ -11,7 +11,8 @@ import LumaScanCore
 ///   `TOO_SMALL`, `BLURRY`, `NOT_PROPRIETARY`, `FP_NOT_IN_FRAME`, `NO_AUTH`), `recognizer`, and when a code was read
 ///   `symbology`, `text`, `bytesBase64` and `polygon` (`[[x, y], …]` in frame pixels); then `frame` (LumaScan's frame
 ///   index), `driverSequence`, `captureTime` and `reportTime` (seconds on the monotonic clock), and `input` (the file a
-///   still image came from) when known.
+///   still image came from) when known; a completion's ``ScanReport/detail`` as `secureQR` (see
+///   ``secureQR(_:)``) or `meter` (see ``meter(_:)``).
 /// - `cameraSetting`: `setting` (its JSON path), `outcome` (`applied` with `control` and the `value` read back,
 ///   `unsupported` or `failed` with a `message`).
 /// - `sourceFailed`: `source`, `message`, `action` (`restartingStream`, `reopeningDevice`, `stopping`).
@@ -72,6 +73,11 @@ public enum EventJSON {
             object.addRaw("captureTime", number(report.captureTime.seconds))
             object.addRaw("reportTime", number(report.reportTime.seconds))
             if let input { object.add("input", input) }
+            switch report.detail {
+            case .secureQR(let result): object.addRaw("secureQR", secureQR(result))
+            case .meter(let reading): object.addRaw("meter", meter(reading))
+            case nil: break
+            }
         case .cameraSetting(let outcome):
             object.add("event", "cameraSetting")
             object.add("setting", outcome.setting)
@@ -122,6 +128,71 @@ public enum EventJSON {
         object.addRaw("meanLumaMilliseconds", number(statistics.meanLumaMilliseconds))
         object.addRaw("meanRecognitionMilliseconds", number(statistics.meanRecognitionMilliseconds))
         object.addRaw("meanPipelineMilliseconds", number(statistics.meanPipelineMilliseconds))
+        return object.text + "}"
+    }
+
+    /// A completed secure-QR scan's `secureQR` object: `scanFrame` (the frame the scan comes from, the sharpest seen)
+    /// and its `scanCaptureTime`, `hybrid`; when the code was located `version`, `modules`, `codePolygon` and
+    /// `secureGraphicPolygon` (frame pixels); when measured `measurements` (every ``SecureQRMeasurements`` property by
+    /// name); for `OK` and `BLURRY` completions in secure mode `crop` (`width`, `height`, `modulePixels`,
+    /// `pngBase64`: the rectified code and secure graphic as 8-bit grey PNG, ready to send for authentication).
+    static func secureQR(_ result: SecureQRResult) -> String {
+        var object = JSONObject()
+        object.add("scanFrame", Int(result.frameIndex))
+        object.addRaw("scanCaptureTime", number(result.captureTime.seconds))
+        object.addRaw("hybrid", String(result.isHybrid))
+        if let geometry = result.geometry {
+            object.add("version", geometry.version)
+            object.add("modules", geometry.modules)
+            object.addRaw("codePolygon", points(geometry.codePolygon))
+            object.addRaw("secureGraphicPolygon", points(geometry.secureGraphicPolygon))
+        }
+        if let measured = result.measurements {
+            var measurements = JSONObject()
+            let values: [(String, Double)] = [
+                ("modulePixels", measured.modulePixels), ("pixelsPerCell", measured.pixelsPerCell),
+                ("darkLevel", measured.darkLevel), ("lightLevel", measured.lightLevel),
+                ("meanLevel", measured.meanLevel), ("moduleEnergy", measured.moduleEnergy),
+                ("cellEnergy", measured.cellEnergy), ("textureRatio", measured.textureRatio),
+                ("sharpness", measured.sharpness),
+            ]
+            for (key, value) in values { measurements.addRaw(key, number(value)) }
+            object.addRaw("measurements", measurements.text + "}")
+        }
+        if let crop = result.crop {
+            var cropObject = JSONObject()
+            cropObject.add("width", crop.width)
+            cropObject.add("height", crop.height)
+            cropObject.add("modulePixels", crop.modulePixels)
+            cropObject.add("pngBase64", base64(crop.png))
+            object.addRaw("crop", cropObject.text + "}")
+        }
+        return object.text + "}"
+    }
+
+    /// A completed meter reading's `meter` object: `confidence` (0–100, the least confident digit's),
+    /// `digitConfidences`, `reader` (`digital` or `counter`), `lightOnDark`, `cutout`, `crop` and `digitBounds` (each
+    /// `{"x","y","width","height"}` in frame pixels), and `cropPNGBase64` (the crop read, as 8-bit grey PNG).
+    static func meter(_ reading: MeterReading) -> String {
+        var object = JSONObject()
+        object.addRaw("confidence", number(reading.confidence))
+        object.addRaw("digitConfidences", "[" + reading.digitConfidences.map(number).joined(separator: ",") + "]")
+        if let reader = reading.reader { object.add("reader", reader.rawValue) }
+        object.addRaw("lightOnDark", String(reading.lightOnDark))
+        object.addRaw("cutout", rect(reading.cutout))
+        object.addRaw("crop", rect(reading.crop))
+        if let bounds = reading.digitBounds { object.addRaw("digitBounds", rect(bounds)) }
+        if let png = reading.cropPNG { object.add("cropPNGBase64", base64(png)) }
+        return object.text + "}"
+    }
+
+    /// `{"x":…,"y":…,"width":…,"height":…}`.
+    static func rect(_ rect: Rect) -> String {
+        var object = JSONObject()
+        object.add("x", rect.x)
+        object.add("y", rect.y)
+        object.add("width", rect.width)
+        object.add("height", rect.height)
         return object.text + "}"
     }
 

@@ -88,13 +88,17 @@ public struct ScanReport: Hashable, Sendable {
     public var captureTime: MonotonicInstant
     /// When the report was made (monotonic clock).
     public var reportTime: MonotonicInstant
+    /// What a recognizer delivers with a completed result beyond the envelope: the secure-QR scan (geometry,
+    /// measurements, rectified crop) or the meter reading (digit confidences, cutout, crop). `nil` on every other
+    /// report, so that per-frame reports allocate nothing for it.
+    public var detail: ScanReportDetail?
 
     /// Creates a report.
     public init(
         reportType: ReportType, state: ScanState, recognizerID: String, symbology: Symbology? = nil,
         text: String? = nil, bytes: [UInt8]? = nil, polygon: [Point] = [], frameIndex: UInt64 = 0,
         driverSequence: UInt32 = 0, captureTime: MonotonicInstant = MonotonicInstant(nanoseconds: 0),
-        reportTime: MonotonicInstant = MonotonicInstant(nanoseconds: 0)
+        reportTime: MonotonicInstant = MonotonicInstant(nanoseconds: 0), detail: ScanReportDetail? = nil
     ) {
         self.reportType = reportType
         self.state = state
@@ -107,17 +111,42 @@ public struct ScanReport: Hashable, Sendable {
         self.driverSequence = driverSequence
         self.captureTime = captureTime
         self.reportTime = reportTime
+        self.detail = detail
     }
 
     /// A report about `metadata`'s frame, stamped now.
     public init(
         _ reportType: ReportType, _ state: ScanState, recognizerID: String, frame metadata: FrameMetadata,
-        symbology: Symbology? = nil, text: String? = nil, bytes: [UInt8]? = nil, polygon: [Point] = []
+        symbology: Symbology? = nil, text: String? = nil, bytes: [UInt8]? = nil, polygon: [Point] = [],
+        detail: ScanReportDetail? = nil
     ) {
         self.init(
             reportType: reportType, state: state, recognizerID: recognizerID, symbology: symbology, text: text,
             bytes: bytes, polygon: polygon, frameIndex: metadata.index, driverSequence: metadata.driverSequence,
-            captureTime: metadata.captureTime, reportTime: .now())
+            captureTime: metadata.captureTime, reportTime: .now(), detail: detail)
+    }
+}
+
+/// The recognizer-specific part of a completed result, carried by ``ScanReport/detail``.
+///
+/// Indirect, so that a report stays small: only a completion pays for the box.
+public indirect enum ScanReportDetail: Hashable, Sendable {
+    /// A completed secure-QR scan (``ReportType/completedResult``, or ``ReportType/unsupportedResult`` in
+    /// unsupported mode).
+    case secureQR(SecureQRResult)
+    /// A completed meter reading.
+    case meter(MeterReading)
+
+    /// The secure-QR result, when this is one.
+    public var secureQR: SecureQRResult? {
+        if case .secureQR(let result) = self { return result }
+        return nil
+    }
+
+    /// The meter reading, when this is one.
+    public var meter: MeterReading? {
+        if case .meter(let reading) = self { return reading }
+        return nil
     }
 }
 

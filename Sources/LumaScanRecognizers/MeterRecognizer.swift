@@ -2,73 +2,6 @@ import CLumaVision
 import Logging
 import LumaScanCore
 
-/// What the meter recognizer read in one frame: the reading, each digit's confidence, where it looked, and (for a
-/// completed reading) the crop it read as PNG.
-public struct MeterReading: Hashable, Sendable {
-    /// Why a reading is or is not complete.
-    public enum Status: Hashable, Sendable {
-        /// No digit was found in the crop.
-        case noDigits
-        /// Digits were read, but the least confident is below `minConfidence`.
-        case belowConfidence
-        /// The reading does not match `validationRegex`.
-        case failsValidation
-        /// The reading is valid and has now been seen in `count` consecutive frames, fewer than needed.
-        case stabilising(count: Int)
-        /// The reading was seen in enough consecutive frames: it is the result.
-        case completed
-    }
-
-    /// Which reader produced the reading.
-    public enum Reader: String, Hashable, Sendable {
-        /// The seven-segment reader.
-        case digital
-        /// The roller-counter reader.
-        case counter
-    }
-
-    /// The reading: digits with at most one decimal point, after `maxNumDecimalDigits`; empty when no digit was found.
-    public var text: String
-    /// Each digit's confidence, 0–100, left to right (the decimal point has none).
-    public var digitConfidences: [Double]
-    /// The reading's confidence, 0–100: its least confident digit's (0 when there is none).
-    public var confidence: Double
-    /// The reader that produced it, when digits were found.
-    public var reader: Reader?
-    /// Whether the digits are lighter than their background (LED, white-on-black drums).
-    public var lightOnDark: Bool
-    /// The cutout rectangle, in frame pixels.
-    public var cutout: Rect
-    /// The crop that was read, in frame pixels.
-    public var crop: Rect
-    /// The digits' bounds, in frame pixels; `nil` when no digit was found.
-    public var digitBounds: Rect?
-    /// Why the reading is or is not complete.
-    public var status: Status
-    /// The crop as an 8-bit grey PNG, for completed readings only (encoding costs a few milliseconds).
-    public var cropPNG: [UInt8]?
-    /// LumaScan's index of the frame read.
-    public var frameIndex: UInt64
-
-    /// Creates a reading.
-    public init(
-        text: String, digitConfidences: [Double], confidence: Double, reader: Reader?, lightOnDark: Bool, cutout: Rect,
-        crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64
-    ) {
-        self.text = text
-        self.digitConfidences = digitConfidences
-        self.confidence = confidence
-        self.reader = reader
-        self.lightOnDark = lightOnDark
-        self.cutout = cutout
-        self.crop = crop
-        self.digitBounds = digitBounds
-        self.status = status
-        self.cropPNG = cropPNG
-        self.frameIndex = frameIndex
-    }
-}
-
 /// Reads meters after Anyline's meter plugin: crops each frame to the cutout (a view, no copy), reads seven-segment
 /// digits or roller-counter digits with OpenCV, and completes a reading once it has been seen in
 /// ``MeterConfiguration/consecutiveFrames`` consecutive frames at or above ``MeterConfiguration/minConfidence`` and
@@ -78,8 +11,8 @@ public struct MeterReading: Hashable, Sendable {
 /// - `IN_PROGRESS` / `UNREADABLE` with no text when no digit was found;
 /// - `IN_PROGRESS` / `UNREADABLE` with the partial reading as text while a reading is below the confidence, fails
 ///   validation or is not yet stable (``lastReading``'s ``MeterReading/status`` says which);
-/// - `COMPLETED_RESULT` / `OK` with the reading as text (and as UTF-8 bytes), once; after it the recognizer reports
-///   nothing until ``reset()``.
+/// - `COMPLETED_RESULT` / `OK` with the reading as text (and as UTF-8 bytes) and the whole ``MeterReading`` as the
+///   report's ``ScanReport/detail``, once; after it the recognizer reports nothing until ``reset()``.
 ///
 /// Every report's polygon is the digits' bounds in frame pixels (empty when none were found). The meter-specific data
 /// (per-digit confidences, cutout and crop rectangles, the crop as PNG) is in ``lastReading``, which describes the
@@ -205,7 +138,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             reports.append(
                 ScanReport(
                     .completedResult, .ok, recognizerID: id, frame: metadata, text: reading.text,
-                    bytes: Array(reading.text.utf8), polygon: polygon))
+                    bytes: Array(reading.text.utf8), polygon: polygon, detail: .meter(reading)))
         } else {
             reports.append(
                 ScanReport(

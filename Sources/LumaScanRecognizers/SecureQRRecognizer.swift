@@ -40,7 +40,8 @@ import Synchronization
 ///
 /// Each frame processed yields exactly one report until a completion; then the recognizer reports nothing until
 /// ``reset()`` (which the engine calls when scanning starts again). The completion's extras — pattern centres,
-/// homography, measurements and the rectified crop as PNG — are in ``lastCompletedResult`` and
+/// homography, measurements and the rectified crop as PNG — travel with its report as ``ScanReport/detail``
+/// (``ScanReportDetail/secureQR(_:)``), and stay readable in ``lastCompletedResult`` and
 /// ``completedResult(forReportFrame:)``.
 ///
 /// Time is the frames' capture time (``FrameMetadata/captureTime``), so recorded or synthetic streams behave as a
@@ -323,8 +324,9 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         case .notProprietary, .noAuth:
             streak = nil
             let candidate = Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil)
-            complete(state: analysis.state, reportType: .completedResult, candidate: candidate, metadata: metadata)
-            report(.completedResult, analysis.state)
+            complete(
+                state: analysis.state, reportType: .completedResult, candidate: candidate, metadata: metadata,
+                into: &reports)
             return
         case .unreadable:
             streak = nil
@@ -359,12 +361,9 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                     streak = Streak(bytes: bytes, count: 1, best: makeCandidate())
                 }
                 if let current = streak, current.count >= configuration.stableFrameCount {
-                    complete(state: .ok, reportType: .completedResult, candidate: current.best, metadata: metadata)
-                    reports.append(
-                        ScanReport(
-                            .completedResult, .ok, recognizerID: id, frame: metadata, symbology: .qrCode,
-                            text: current.best.analysis.text, bytes: current.best.analysis.bytes,
-                            polygon: current.best.analysis.polygon))
+                    complete(
+                        state: .ok, reportType: .completedResult, candidate: current.best, metadata: metadata,
+                        into: &reports)
                     return
                 }
                 report(.inProgress, .ok)
@@ -401,11 +400,9 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     ) {
         let best =
             appearance?.sharpest ?? Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil)
-        complete(state: .blurry, reportType: .completedResult, candidate: best, metadata: metadata)
-        reports.append(
-            ScanReport(
-                .completedResult, .blurry, recognizerID: id, frame: metadata, symbology: .qrCode,
-                text: best.analysis.text, bytes: best.analysis.bytes, polygon: best.analysis.polygon))
+        complete(
+            state: .blurry, reportType: .completedResult, candidate: best, metadata: metadata, symbology: .qrCode,
+            into: &reports)
     }
 
     /// Rectifies the code and its secure graphic, with one module of margin, at the crop resolution.
@@ -441,8 +438,12 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         return CropPixels(pixels: pixels, width: width, height: height, region: region)
     }
 
-    /// Stops processing and records the completion's result.
-    private func complete(state: ScanState, reportType: ReportType, candidate: Candidate, metadata: FrameMetadata) {
+    /// Stops processing, records the completion's result and appends its report, which carries the result as its
+    /// ``ScanReport/detail``. The report's code (`symbology`, unless given, text, bytes, polygon) is the candidate's.
+    private func complete(
+        state: ScanState, reportType: ReportType, candidate: Candidate, metadata: FrameMetadata,
+        symbology: Symbology? = nil, into reports: inout [ScanReport]
+    ) {
         stopped = true
         appearance = nil
         streak = nil
@@ -472,6 +473,10 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             if results.count >= Self.rememberedResults { results.removeFirst() }
             results.append(result)
         }
+        reports.append(
+            ScanReport(
+                reportType, state, recognizerID: id, frame: metadata, symbology: symbology ?? analysis.symbology,
+                text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon, detail: .secureQR(result)))
         logger.debug(
             "secure-QR scan complete",
             metadata: [
@@ -517,10 +522,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             isIssuerCode: state == .ok)
         complete(
             state: state, reportType: reportType,
-            candidate: Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil), metadata: metadata)
-        reports.append(
-            ScanReport(
-                reportType, state, recognizerID: id, frame: metadata, symbology: code.symbology, text: code.text,
-                bytes: code.bytes, polygon: code.polygon))
+            candidate: Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil), metadata: metadata,
+            into: &reports)
     }
 }

@@ -71,6 +71,7 @@ struct MeterRecognizerTests {
         #expect(result.bytes == Array(meter.truth.utf8))
         let reading = try #require(recognizer.completedReading)
         #expect(reading == recognizer.lastReading)
+        #expect(result.detail?.meter == reading, "the completion's report carries the reading")
         #expect(reading.status == .completed)
         #expect(reading.text == meter.truth)
         #expect(reading.reader == (kind == .digital ? .digital : .counter))

@@ -77,6 +77,8 @@ struct SecureQRRecognizerTests {
 
         let result = try #require(recognizer.lastCompletedResult)
         #expect(recognizer.completedResult(forReportFrame: 12) == result)
+        #expect(reports[2].first?.detail?.secureQR == result, "the completion's report carries its result")
+        #expect(reports[0].first?.detail == nil && reports[1].first?.detail == nil)
         #expect(result.reportType == .completedResult && result.state == .ok)
         #expect(result.reportFrameIndex == 12)
         #expect(result.frameIndex == 11, "the sharpest of the three (blur 0.05 cell)")
@@ -160,6 +162,7 @@ struct SecureQRRecognizerTests {
         #expect(result.state == .blurry && result.reportType == .completedResult)
         #expect(result.frameIndex == 5 && result.reportFrameIndex == 16)
         #expect(result.crop != nil && result.text == Self.payload)
+        #expect(reports[16].first?.detail?.secureQR == result && reports[16].first?.symbology == .qrCode)
         #expect((result.measurements?.sharpness ?? 1) < recognizer.configuration.sharpnessThreshold)
     }
 
@@ -191,6 +194,7 @@ struct SecureQRRecognizerTests {
         #expect(summary(reports) == ["COMPLETED_RESULT/NOT_PROPRIETARY", "", ""], "\(summary(reports))")
         #expect(recognizer.lastCompletedResult?.state == .notProprietary)
         #expect(recognizer.lastCompletedResult?.text == SecureQRCorpus.foreign + "X1")
+        #expect(reports[0].first?.detail?.secureQR == recognizer.lastCompletedResult)
 
         recognizer.reset()
         reports = feed(recognizer, [plain, secure], firstIndex: 3)

@@ -1,7 +1,5 @@
-import LumaScanCore
-
-// Plain data only (no C, no recognizer state): these types can move to LumaScanCore unchanged should ScanReport carry
-// them.
+// What the secure-QR recognizer delivers with a completed scan. Plain data (no C, no recognizer state), in the core
+// module because a ScanReport carries it (``ScanReportDetail/secureQR(_:)``).
 
 /// A rectangle in module coordinates (origin at the code's outer top-left corner, one unit per module).
 public struct SecureQRModuleRect: Hashable, Sendable, Codable {

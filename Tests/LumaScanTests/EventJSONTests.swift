@@ -1,0 +1,63 @@
+import Foundation
+import LumaScan
+import Testing
+
+/// The JSON lines of reports that carry a completed result's ``ScanReportDetail``.
+@Suite("event JSON: report details")
+struct EventJSONTests {
+    static func object(_ report: ScanReport) throws -> [String: Any] {
+        let line = EventJSON.line(for: .report(report))
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+
+    @Test("a completed meter reading is written as a `meter` object")
+    func meterDetail() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 1, 2, 3]
+        let reading = MeterReading(
+            text: "0042.7", digitConfidences: [91, 88.5, 97, 64.25, 80], confidence: 64.25, reader: .counter,
+            lightOnDark: true, cutout: Rect(x: 100, y: 80, width: 400, height: 120),
+            crop: Rect(x: 110, y: 90, width: 380, height: 100),
+            digitBounds: Rect(x: 130, y: 95, width: 300, height: 80),
+            status: .completed, cropPNG: png, frameIndex: 9)
+        let report = ScanReport(
+            reportType: .completedResult, state: .ok, recognizerID: "meter", text: "0042.7",
+            bytes: Array("0042.7".utf8),
+            frameIndex: 9, detail: .meter(reading))
+        let object = try Self.object(report)
+        #expect(object["text"] as? String == "0042.7")
+        let meter = try #require(object["meter"] as? [String: Any])
+        #expect(meter["confidence"] as? Double == 64.25)
+        #expect(meter["digitConfidences"] as? [Double] == [91, 88.5, 97, 64.25, 80])
+        #expect(meter["reader"] as? String == "counter" && meter["lightOnDark"] as? Bool == true)
+        #expect(meter["cutout"] as? [String: Int] == ["x": 100, "y": 80, "width": 400, "height": 120])
+        #expect(meter["crop"] as? [String: Int] == ["x": 110, "y": 90, "width": 380, "height": 100])
+        #expect(meter["digitBounds"] as? [String: Int] == ["x": 130, "y": 95, "width": 300, "height": 80])
+        #expect(Data(base64Encoded: meter["cropPNGBase64"] as? String ?? "") == Data(png))
+        #expect(object["secureQR"] == nil)
+    }
+
+    @Test("a report without a detail has neither object")
+    func noDetail() throws {
+        let object = try Self.object(
+            ScanReport(reportType: .inProgress, state: .unreadable, recognizerID: "meter", text: "004"))
+        #expect(object["meter"] == nil && object["secureQR"] == nil)
+        #expect(object["text"] as? String == "004")
+    }
+
+    @Test("a secure-QR result without geometry, measurements or crop writes what it has")
+    func secureQRWithoutGeometry() throws {
+        let result = SecureQRResult(
+            reportType: .completedResult, state: .notProprietary, recognizerID: "sqr", reportFrameIndex: 4,
+            frameIndex: 4, captureTime: MonotonicInstant(nanoseconds: 2_500_000_000), symbology: .qrCode,
+            text: "https://elsewhere.example/x", bytes: nil, polygon: [], isHybrid: true, geometry: nil,
+            measurements: nil, crop: nil)
+        let object = try Self.object(
+            ScanReport(
+                reportType: .completedResult, state: .notProprietary, recognizerID: "sqr", frameIndex: 4,
+                detail: .secureQR(result)))
+        let secureQR = try #require(object["secureQR"] as? [String: Any])
+        #expect(secureQR["scanFrame"] as? Int == 4 && secureQR["scanCaptureTime"] as? Double == 2.5)
+        #expect(secureQR["hybrid"] as? Bool == true)
+        #expect(Set(secureQR.keys) == ["scanFrame", "scanCaptureTime", "hybrid"])
+    }
+}
