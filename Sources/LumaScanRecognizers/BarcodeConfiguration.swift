@@ -40,7 +40,9 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
     public var maxLength: [Symbology: Int]
 
     /// Seconds a code must be absent (unread, measured on frames' capture times) before it is reported again; a code
-    /// read in consecutive frames is reported once. 0 reports a code in every frame it is read, which needs a
+    /// read in consecutive frames is reported once, and so is a code read in every frame scanned, however far apart
+    /// slow recognition puts those frames: an absence needs at least one scanned frame without the code. 0 reports a
+    /// code in every frame it is read, which needs a
     /// ``consistencyCount`` of 1 for every enabled symbology (reads are counted within this interval).
     ///
     /// Default: `1.0`.

@@ -36,6 +36,8 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
     private let enabled: Set<Symbology>
     private let duplicateNanoseconds: UInt64
     private var tracks: [TrackKey: Track] = [:]
+    /// The index of the last frame this recognizer scanned, when it keeps tracks.
+    private var previousFrame: UInt64?
     private var failures = 0
     private var qrDownscale: Int32 = 1
     private var density = BarcodeConfiguration.ScanDensity(x: 1, y: 1)
@@ -128,6 +130,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
             return
         }
         if !configuration.stillImage { expireTracks(now: metadata.captureTime) }
+        defer { if !configuration.stillImage { previousFrame = metadata.index } }
         for index in 0..<Int(count) {
             let result = results[index]
             guard let symbology = Self.symbology(ofZBarType: result.symbology), enabled.contains(symbology) else {
@@ -159,14 +162,24 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
     /// Forgets every code seen, so each is reported again at its next consistent read.
     public func reset() {
         tracks.removeAll(keepingCapacity: true)
+        previousFrame = nil
     }
 
-    /// Drops the tracks of codes absent for longer than the duplicate interval. Allocates only when one is dropped.
+    /// Whether `track`'s appearance has ended by `now`: the code has not been read for longer than the duplicate
+    /// interval and was missing from at least one frame scanned since. A code read in every frame scanned stays the
+    /// same appearance however slow recognition is (frames seconds apart, as under emulation or on a loaded kiosk);
+    /// with an interval of 0 every frame is a new appearance.
+    private func hasEnded(_ track: Track, now: MonotonicInstant) -> Bool {
+        guard now.since(track.lastSeen).nanosecondsClamped > duplicateNanoseconds else { return false }
+        return duplicateNanoseconds == 0 || track.lastFrame != previousFrame
+    }
+
+    /// Drops the tracks of appearances that have ended (see ``hasEnded(_:now:)``). Allocates only when one is dropped.
     private func expireTracks(now: MonotonicInstant) {
         guard !tracks.isEmpty else { return }
-        let interval = duplicateNanoseconds
-        func expired(_ track: Track) -> Bool { now.since(track.lastSeen).nanosecondsClamped > interval }
-        if tracks.values.contains(where: expired) { tracks = tracks.filter { !expired($0.value) } }
+        if tracks.values.contains(where: { hasEnded($0, now: now) }) {
+            tracks = tracks.filter { !hasEnded($0.value, now: now) }
+        }
     }
 
     /// Counts a read of a code in this frame; true when it is to be reported now.
@@ -174,7 +187,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
         let key = TrackKey(symbology: symbology, bytes: bytes)
         let now = metadata.captureTime
         let needed = configuration.consistency(for: symbology)
-        if var track = tracks[key], now.since(track.lastSeen).nanosecondsClamped <= duplicateNanoseconds {
+        if var track = tracks[key], !hasEnded(track, now: now) {
             // The same appearance: count each frame once (a frame can show the same code twice).
             guard track.lastFrame != metadata.index else { return false }
             track.lastSeen = now

@@ -82,6 +82,34 @@ struct BarcodeRecognizerTests {
         #expect(results(frame(withCode, at: 2.2)).map(\.text) == ["duplicate test"])
     }
 
+    @Test("a code read in every frame stays one appearance when recognition is slower than the interval")
+    func slowRecognition() throws {
+        let qr = try QRCode("slow frames")
+        let (withCode, _) = scene(qr.render(moduleSize: 4))
+        let empty = TestCanvas(width: 640, height: 480, fill: 210).image
+        let recognizer = try BarcodeRecognizer(logger: testLogger)  // duplicateInterval 1 s
+        // Frames scanned 2.5 s apart, as under emulation: the code in each one is reported once.
+        var texts: [[String?]] = []
+        for index in 0..<5 {
+            texts.append(
+                results(process(recognizer, withCode, index: UInt64(index), seconds: 2.5 * Double(index))).map(\.text))
+        }
+        #expect(texts == [["slow frames"], [], [], [], []], "\(texts)")
+        // One scanned frame without it, then back after more than the interval: a new appearance.
+        #expect(isUnreadable(process(recognizer, empty, index: 5, seconds: 12.5)))
+        #expect(results(process(recognizer, withCode, index: 6, seconds: 15)).map(\.text) == ["slow frames"])
+        // Frames dropped between scans (indices 7...9 never scanned) do not count as an absence.
+        #expect(isUnreadable(process(recognizer, withCode, index: 10, seconds: 17.5)))
+    }
+
+    @Test("a weak-check 1D code reaches its consistency count across slow frames")
+    func slowConsistency() throws {
+        let (image, _) = scene(EAN.ean13("590123412345").render(moduleWidth: 3))
+        let recognizer = try BarcodeRecognizer(logger: testLogger)  // EAN-13: 2 reads
+        #expect(isUnreadable(process(recognizer, image, index: 0, seconds: 0)))
+        #expect(results(process(recognizer, image, index: 1, seconds: 3)).map(\.text) == ["5901234123457"])
+    }
+
     @Test("duplicateInterval 0 reports the code in every frame")
     func zeroInterval() throws {
         let qr = try QRCode("every frame")
@@ -116,11 +144,13 @@ struct BarcodeRecognizerTests {
         #expect(results(second).first?.symbology == .ean13)
         #expect(results(second).first?.frameIndex == 2)
 
-        // Two reads 1.5 s apart (more than the interval): counting starts again, nothing reported.
+        // Two reads 1.5 s apart (more than the interval) with a frame without the code between: counting starts
+        // again, nothing reported until the next read.
         let apart = try BarcodeRecognizer(logger: testLogger)
         #expect(isUnreadable(process(apart, image, index: 0, seconds: 0)))
-        #expect(isUnreadable(process(apart, image, index: 1, seconds: 1.5)))
-        #expect(results(process(apart, image, index: 2, seconds: 1.6)).count == 1)
+        #expect(isUnreadable(process(apart, empty, index: 1, seconds: 0.75)))
+        #expect(isUnreadable(process(apart, image, index: 2, seconds: 1.5)))
+        #expect(results(process(apart, image, index: 3, seconds: 1.6)).count == 1)
 
         // Code 128 needs one frame by default; a consistency of 3 makes EAN-13 wait for a third frame.
         let strict = try BarcodeRecognizer(
