@@ -23,7 +23,7 @@ let package = Package(
         .systemLibrary(
             name: "CZBar", path: "CSupport/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(
-            name: "COpenCV", path: "CSupport/COpenCV", pkgConfig: "opencv4", providers: [.apt(["libopencv-dev"])]),
+            name: "CPNG", path: "CSupport/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CTurboJPEG", path: "CSupport/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
@@ -33,8 +33,17 @@ let package = Package(
 
         // C: what Swift cannot call itself (variadic libv4l2 calls, VIDIOC_* macros) and per-pixel loops.
         .target(name: "CLumaCapture", dependencies: ["CV4L2", "CTurboJPEG"], path: "CSupport/CLumaCapture"),
-        // C++ behind an extern "C" header: zbar scanning with symbol polygons, OpenCV imaging.
-        .target(name: "CLumaVision", dependencies: ["CZBar", "COpenCV", "CQREncode"], path: "CSupport/CLumaVision"),
+        // C++ behind an extern "C" header: zbar scanning with symbol polygons, OpenCV imaging, image files.
+        // OpenCV (Debian's libopencv-dev) is not a pkg-config system library: pkg-config's opencv4 lists every
+        // module and SwiftPM would link them all (about 390 shared libraries to load at each start). Its headers come
+        // through the CSupport/OpenCV/include link to /usr/include/opencv4, and only the modules used are linked.
+        .target(
+            name: "CLumaVision", dependencies: ["CZBar", "CQREncode", "CTurboJPEG", "CPNG"],
+            path: "CSupport/CLumaVision",
+            cxxSettings: [.headerSearchPath("../OpenCV/include")],
+            linkerSettings: [
+                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_freetype"),
+            ]),
 
         .target(name: "LumaScanCore", dependencies: [logging]),
         .target(name: "LumaScanCapture", dependencies: ["LumaScanCore", "CLumaCapture", "CLumaVision", logging]),

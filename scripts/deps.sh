@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [--test]   (--test adds what the test suite needs)
 set -euo pipefail
 
-packages=(pkg-config libv4l-dev libzbar-dev libopencv-dev libturbojpeg0-dev libqrencode-dev v4l-utils)
+packages=(pkg-config libv4l-dev libzbar-dev libopencv-dev libturbojpeg0-dev libpng-dev libqrencode-dev v4l-utils)
 if [[ "${1:-}" == "--test" ]]; then
   # qrencode makes the QR codes the tests read; the VM harness installs its own (qemu, busybox, kernel).
   packages+=(qrencode zbar-tools fonts-dejavu-core)

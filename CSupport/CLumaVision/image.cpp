@@ -1,11 +1,15 @@
-// OpenCV imaging behind lv_image.h: every cv::Mat wraps the caller's memory (no copy) unless a result is owned.
+// Imaging behind lv_image.h: image files through codecs.hpp (libpng, TurboJPEG, our PNM and BMP readers), the
+// operations through OpenCV's imgproc. Every cv::Mat wraps the caller's memory (no copy) unless a result is owned.
 #include "lv_image.h"
 
+#include "codecs.hpp"
+
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -41,14 +45,39 @@ cv::Mat wrap(const uint8_t *luma, int width, int height, size_t stride) {
 /// A negative border keeps the destination's pixels where the source does not reach (OpenCV's transparent border).
 int border_mode(int border) { return border < 0 ? cv::BORDER_TRANSPARENT : cv::BORDER_CONSTANT; }
 
-int store(cv::Mat &&grey, lv_image **out) {
-    if (grey.empty()) return -EIO;
-    if (grey.type() != CV_8UC1) return -EIO;
+/// Decodes `bytes` into a new image in `*out`.
+int decode(const uint8_t *bytes, size_t length, lv_image **out) {
+    cv::Mat grey;
+    if (int status = lv::codecs::decode_grey(bytes, length, grey); status != 0) return status;
+    if (grey.empty() || grey.type() != CV_8UC1 || !grey.isContinuous()) return -EIO;
     auto *image = new lv_image();
-    image->mat = grey.isContinuous() ? std::move(grey) : grey.clone();
+    image->mat = std::move(grey);
     *out = image;
     return 0;
 }
+
+/// The whole content of the open file `fd` (of `size` bytes when it was opened), or an empty vector when it cannot
+/// be read.
+std::vector<uint8_t> read_all(int fd, off_t size) {
+    std::vector<uint8_t> bytes(size_t(size > 0 ? size : 0));
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t count = read(fd, bytes.data() + done, bytes.size() - done);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) break;  // an error, or the file shrank
+        done += size_t(count);
+    }
+    bytes.resize(done);
+    return bytes;
+}
+
+/// Closes a descriptor on every path out of the scope.
+struct FileDescriptor {
+    int fd;
+    ~FileDescriptor() {
+        if (fd >= 0) close(fd);
+    }
+};
 
 }  // namespace
 
@@ -56,11 +85,14 @@ extern "C" int lv_image_read_grey(const char *path, lv_image **out) {
     return guarded([&] {
         if (!path || !out) return -EINVAL;
         *out = nullptr;
-        // imread reports a missing file and a corrupt one alike (an empty Mat); stat tells them apart.
+        // stat first, so a missing file (-ENOENT) and a folder (-EINVAL) are told apart from a corrupt file (-EIO).
         struct stat info;
         if (stat(path, &info) != 0) return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
         if (!S_ISREG(info.st_mode)) return -EINVAL;
-        return store(cv::imread(path, cv::IMREAD_GRAYSCALE), out);
+        FileDescriptor file{open(path, O_RDONLY | O_CLOEXEC)};
+        if (file.fd < 0) return -EIO;  // unreadable (permissions, say): not a decodable image, as before
+        const std::vector<uint8_t> bytes = read_all(file.fd, info.st_size);
+        return decode(bytes.data(), bytes.size(), out);
     });
 }
 
@@ -68,8 +100,7 @@ extern "C" int lv_image_decode_grey(const void *bytes, size_t length, lv_image *
     return guarded([&] {
         if (!bytes || !out || length == 0) return -EINVAL;
         *out = nullptr;
-        cv::Mat encoded(1, int(length), CV_8UC1, const_cast<void *>(bytes));
-        return store(cv::imdecode(encoded, cv::IMREAD_GRAYSCALE), out);
+        return decode(static_cast<const uint8_t *>(bytes), length, out);
     });
 }
 
@@ -89,7 +120,7 @@ extern "C" void lv_image_destroy(lv_image *image) {
 extern "C" int lv_image_write_png(const char *path, const uint8_t *luma, int width, int height, size_t stride) {
     return guarded([&] {
         if (!path || !valid(luma, width, height, stride)) return -EINVAL;
-        return cv::imwrite(path, wrap(luma, width, height, stride)) ? 0 : -EIO;
+        return lv::codecs::write_png(path, luma, width, height, stride);
     });
 }
 
@@ -98,7 +129,7 @@ extern "C" int lv_image_encode_png(const uint8_t *luma, int width, int height, s
     return guarded([&] {
         if (!valid(luma, width, height, stride) || !length || (!out && capacity > 0)) return -EINVAL;
         std::vector<uint8_t> png;
-        if (!cv::imencode(".png", wrap(luma, width, height, stride), png)) return -EIO;
+        if (int status = lv::codecs::encode_png(luma, width, height, stride, png); status != 0) return status;
         *length = png.size();
         if (png.size() > capacity) return -ENOSPC;
         std::memcpy(out, png.data(), png.size());

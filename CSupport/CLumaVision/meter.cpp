@@ -3,8 +3,9 @@
 // the reader and keep their capacity from frame to frame, so steady-state reading allocates little.
 #include "lv_meter.h"
 
+#include "codecs.hpp"
+
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -995,10 +996,8 @@ extern "C" int lv_meter_encode_png(lv_meter *meter, const void *pixels, int widt
     *bytes = nullptr;
     *count = 0;
     try {
-        // SAFETY: imencode only reads the image; cv::Mat has no read-only view type.
-        const cv::Mat grey(height, width, CV_8UC1, const_cast<void *>(pixels), size_t(stride));
-        static const std::vector<int> parameters = {cv::IMWRITE_PNG_COMPRESSION, 1};
-        if (!cv::imencode(".png", grey, meter->png, parameters)) return LV_METER_EINTERNAL;
+        if (lv::codecs::encode_png(static_cast<const uint8_t *>(pixels), width, height, size_t(stride), meter->png) != 0)
+            return LV_METER_EINTERNAL;
         *bytes = meter->png.data();
         *count = meter->png.size();
         return 0;

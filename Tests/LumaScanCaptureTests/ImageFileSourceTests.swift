@@ -69,6 +69,106 @@ struct ImageFileSourceTests {
         source.stop()
     }
 
+    /// The one frame `ImageFileSource` reads from a file holding `bytes`: its size and tight grey rows.
+    func readOne(_ bytes: [UInt8], named name: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(name)
+        try Data(bytes).write(to: file)
+        let source = ImageFileSource(path: file.path, logger: Logger(label: "test"))
+        try source.start()
+        defer { source.stop() }
+        let frame = try #require(try source.dequeue(timeout: .zero), "\(name) was not read")
+        let format = frame.metadata.format
+        return (format.width, format.height, Array(source.bytes(of: frame.bufferIndex)))
+    }
+
+    @Test("PGM, PPM and PBM, binary and ASCII: samples scaled to 0...255, colour to BT.601 grey")
+    func netpbm() throws {
+        let binary = try readOne(Array("P5\n3 2\n255\n".utf8) + [0, 50, 100, 150, 200, 250], named: "a.pgm")
+        #expect(binary.width == 3 && binary.height == 2)
+        #expect(binary.pixels == [0, 50, 100, 150, 200, 250])
+        let ascii = try readOne(Array("P2\n# maxval 15\n3 1\n15\n0 15\n5\n".utf8), named: "b.pgm")
+        #expect(ascii.pixels == [0, 255, 85])
+        let wide = try readOne(Array("P5 2 1 65535\n".utf8) + [0xFF, 0xFF, 0x80, 0x00], named: "c.pgm")
+        #expect(wide.pixels == [255, 128])
+        // Pure red and pure blue: 0.299 * 255 and 0.114 * 255, rounded.
+        let colour = try readOne(Array("P6\n2 1\n255\n".utf8) + [255, 0, 0, 0, 0, 255], named: "d.ppm")
+        #expect(colour.pixels == [76, 29])
+        let bits = try readOne(Array("P4\n10 1\n".utf8) + [0b1010_0000, 0b1100_0000], named: "e.pbm")
+        #expect(bits.pixels == [0, 255, 0, 255, 255, 255, 255, 255, 0, 0])
+        let asciiBits = try readOne(Array("P1\n4 1\n0110".utf8), named: "f.pbm")
+        #expect(asciiBits.pixels == [255, 0, 0, 255])
+    }
+
+    /// A BMP file: the 14-byte file header, a BITMAPINFOHEADER, `palette` (BGRA entries) and `rows` (already in file
+    /// order and padded to 4 bytes).
+    func bmp(width: Int, height: Int, bitsPerPixel: Int, palette: [[UInt8]] = [], rows: [UInt8]) -> [UInt8] {
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let dataOffset = 14 + 40 + 4 * palette.count
+        var file: [UInt8] = Array("BM".utf8)
+        for field in [le32(dataOffset + rows.count), le32(0), le32(dataOffset)] { file += field }
+        let info: [[UInt8]] = [
+            le32(40), le32(width), le32(height), le16(1), le16(bitsPerPixel), le32(0), le32(rows.count), le32(2835),
+            le32(2835), le32(palette.count), le32(0),
+        ]
+        for field in info { file += field }
+        for entry in palette { file += entry }
+        return file + rows
+    }
+
+    @Test("BMP: 8-bit palette bottom-up with row padding, 24-bit top-down")
+    func bitmaps() throws {
+        // 3x2, rows bottom-up, each padded from 3 to 4 bytes; palette index i is grey 40 * i.
+        let palette: [[UInt8]] = (0..<4).map { index in
+            let grey = UInt8(index * 40)
+            return [grey, grey, grey, 0]
+        }
+        let indexed = try readOne(
+            bmp(width: 3, height: 2, bitsPerPixel: 8, palette: palette, rows: [3, 2, 1, 0, 0, 1, 2, 0]), named: "a.bmp")
+        #expect(indexed.width == 3 && indexed.height == 2)
+        #expect(indexed.pixels == [0, 40, 80, 120, 80, 40])
+        // 2x2 top-down (negative height), BGR: white, black / pure green, grey 100; rows padded from 6 to 8 bytes.
+        let rows: [UInt8] = [255, 255, 255, 0, 0, 0, 0, 0] + [0, 255, 0, 100, 100, 100, 0, 0]
+        let direct = try readOne(bmp(width: 2, height: -2, bitsPerPixel: 24, rows: rows), named: "b.bmp")
+        #expect(direct.width == 2 && direct.height == 2)
+        #expect(direct.pixels == [255, 0, 150, 100])  // 0.587 * 255 = 149.7
+    }
+
+    @Test("JPEG: decoded to grey and turned as its EXIF orientation says")
+    func jpegOrientation() throws {
+        // Two flat 8x8 blocks side by side, dark then light: flat blocks survive JPEG almost exactly.
+        var pixels = [UInt8](repeating: 0, count: 16 * 8)
+        for y in 0..<8 { for x in 0..<16 { pixels[y * 16 + x] = x < 8 ? 30 : 220 } }
+        let jpeg = JPEGFixtures.greyJPEG(pixels, width: 16, height: 8)
+        try #require(!jpeg.isEmpty)
+        let plain = try readOne(jpeg, named: "plain.jpg")
+        #expect(plain.width == 16 && plain.height == 8)
+        #expect(abs(Int(plain.pixels[4 * 16 + 3]) - 30) <= 2 && abs(Int(plain.pixels[4 * 16 + 12]) - 220) <= 2)
+
+        // EXIF orientation 6: the stored image is shown turned 90° clockwise, so its left block ends on top.
+        for byteOrder in ["II", "MM"] {
+            let little = byteOrder == "II"
+            func u16(_ value: Int) -> [UInt8] {
+                little ? [UInt8(value & 0xFF), UInt8(value >> 8)] : [UInt8(value >> 8), UInt8(value & 0xFF)]
+            }
+            func u32(_ value: Int) -> [UInt8] {
+                little ? u16(value & 0xFFFF) + u16(value >> 16) : u16(value >> 16) + u16(value & 0xFFFF)
+            }
+            // The TIFF header, then IFD0 with one entry: Orientation (0x0112), SHORT, count 1, value 6.
+            var tiff: [UInt8] = Array(byteOrder.utf8)
+            let fields: [[UInt8]] = [u16(42), u32(8), u16(1), u16(0x0112), u16(3), u32(1), u16(6), [0, 0], u32(0)]
+            for field in fields { tiff += field }
+            let exif = Array("Exif".utf8) + [0, 0] + tiff
+            let app1: [UInt8] = [0xFF, 0xE1, UInt8((exif.count + 2) >> 8), UInt8((exif.count + 2) & 0xFF)] + exif
+            let turned = try readOne(Array(jpeg.prefix(2)) + app1 + jpeg.dropFirst(2), named: "turned-\(byteOrder).jpg")
+            #expect(turned.width == 8 && turned.height == 16, "\(byteOrder)")
+            #expect(abs(Int(turned.pixels[3 * 8 + 4]) - 30) <= 2, "\(byteOrder): top block")
+            #expect(abs(Int(turned.pixels[12 * 8 + 4]) - 220) <= 2, "\(byteOrder): bottom block")
+        }
+    }
+
     @Test("a single file; buffers run out until requeued")
     func singleFile() throws {
         let folder = try makeFolder()

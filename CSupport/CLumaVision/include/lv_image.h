@@ -1,7 +1,7 @@
 #ifndef LV_IMAGE_H
 #define LV_IMAGE_H
-// CLumaVision imaging: image files to and from 8-bit grey, and the imaging operations test generators need
-// (OpenCV imgcodecs and imgproc behind a C API).
+// CLumaVision imaging: image files to and from 8-bit grey (libpng, TurboJPEG, and PGM/PPM/PBM and BMP read by the
+// shim), and the imaging operations test generators need (OpenCV imgproc), behind a C API.
 //
 // Pixels are passed as a pointer plus width, height and stride (bytes from one row to the next, at least the width);
 // a buffer holds `stride * (height - 1) + width` bytes. Every function returns 0 or a count on success and a negative
@@ -17,9 +17,9 @@ extern "C" {
 /// A decoded 8-bit grey image owned by the shim, with rows of exactly `width` bytes.
 typedef struct lv_image lv_image;
 
-/// Reads an image file (PNG, JPEG, PGM/PPM, BMP, and whatever else OpenCV decodes) as 8-bit grey, applying EXIF
-/// orientation; 16-bit and colour files are converted. On success stores a new image in `*out` (free it with
-/// `lv_image_destroy`).
+/// Reads an image file as 8-bit grey: PNG, JPEG (applying its EXIF orientation), PGM/PPM/PBM (binary or ASCII) and
+/// uncompressed BMP, recognised by their content, not their name. 16-bit and colour files are converted (BT.601
+/// weights), alpha is ignored. On success stores a new image in `*out` (free it with `lv_image_destroy`).
 int lv_image_read_grey(const char *path, lv_image **out);
 
 /// Decodes an encoded image held in memory (`bytes`, `length`) as 8-bit grey, like `lv_image_read_grey`.

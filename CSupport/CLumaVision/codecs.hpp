@@ -1,0 +1,40 @@
+// Image file codecs for CLumaVision, internal to the target (lv_image.h is the public C API).
+//
+// They replace OpenCV's imgcodecs module, which LumaScan used only to read images as 8-bit grey and to write grey
+// PNGs, and which drags about 140 shared libraries (GDAL, OpenEXR, ...) into every binary: each process start paid
+// for resolving them (seconds under the integration VM's software emulation). PNG goes through libpng's simplified
+// API, JPEG through TurboJPEG, PGM/PPM/PBM and BMP are parsed here.
+#ifndef LV_CODECS_HPP
+#define LV_CODECS_HPP
+
+// OpenCV is found through the CSupport/OpenCV/include link (see Package.swift), not through pkg-config, so SwiftPM
+// cannot name the missing package itself.
+#if !__has_include(<opencv2/core.hpp>)
+#error "OpenCV's headers are missing from /usr/include/opencv4: install libopencv-dev (scripts/deps.sh does)"
+#endif
+#include <opencv2/core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace lv::codecs {
+
+/// Decodes an encoded image (PNG, JPEG, PGM/PPM/PBM or BMP, told apart by their signatures, not by a file name) into
+/// `out` as 8-bit grey (CV_8UC1, continuous). Colour is converted with the ITU-R BT.601 weights OpenCV uses
+/// (0.299 R + 0.587 G + 0.114 B), 16-bit samples are scaled to 8 bits, alpha is dropped (not composited), and a
+/// JPEG's EXIF orientation is applied, as cv::imread(IMREAD_GRAYSCALE) did: grey 8-bit files, JPEGs, PGM/PPM and BMP
+/// decode to the same pixels, colour and 16-bit PNGs within one grey level. Returns 0, -EIO when the bytes are not an image of these
+/// formats or are corrupt, -ENOMEM when memory ran out. May throw std::bad_alloc; callers catch.
+int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out);
+
+/// Encodes a grey image (`height` rows of `width` bytes, `stride` bytes apart) as PNG into `png` (replacing its
+/// contents), favouring speed over size like OpenCV's default compression level 1. Returns 0 or -EIO.
+int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::vector<uint8_t> &png);
+
+/// Writes a grey image to the file `path` as PNG; on failure no file is left behind. Returns 0 or -EIO.
+int write_png(const char *path, const uint8_t *luma, int width, int height, size_t stride);
+
+}  // namespace lv::codecs
+
+#endif
