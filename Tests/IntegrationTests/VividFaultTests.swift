@@ -58,20 +58,25 @@ struct VividFaultTests {
             let presses = (check.scenario.text("presses.txt") ?? "").split(separator: "\n").count
             check.expect(presses == 5, "\(presses) injections, not 5")
             let corrupt = statistics.framesCorrupt ?? 0
-            // Each injection flags the next buffer vivid fills; a flagged frame the ring dropped is never looked at.
-            if statistics.framesDroppedByRing == 0 {
+            // Each injection flags a buffer vivid fills. lumascan skips flagged frames before the ring, so ring drops
+            // cannot hide them, but vivid itself misses ticks under emulation (the driver drops) and then fewer
+            // flagged frames arrive than were pressed: 1 of 5 was seen with 17 % of the frames dropped by the driver.
+            if statistics.framesDroppedByDriver == 0 {
                 check.expect(corrupt == presses, "\(corrupt) corrupt frames after \(presses) injections")
             } else {
                 check.expect(
                     (1...presses).contains(corrupt),
-                    "\(corrupt) corrupt frames after \(presses) injections (\(statistics.framesDroppedByRing ?? 0) "
-                        + "dropped by the ring)")
+                    "\(corrupt) corrupt frames after \(presses) injections (\(statistics.framesDroppedByDriver ?? 0) "
+                        + "frames dropped by the driver)")
             }
-            // Skipped: no report for a corrupt frame, one for every other processed frame.
+            // Skipped: a flagged frame never reaches recognition (ScanStatistics counts it neither as captured nor
+            // as processed; checkStream saw captured == processed + dropped by the ring), and every processed frame
+            // gets exactly one report (one code in view: a result, or UNREADABLE once it is a duplicate), so there
+            // is one report per processed frame and none for a flagged one.
             let processed = statistics.framesProcessed ?? 0
             check.expect(
-                events.reports.count == processed - corrupt,
-                "\(events.reports.count) reports for \(processed) processed frames of which \(corrupt) corrupt")
+                events.reports.count == processed,
+                "\(events.reports.count) reports for \(processed) processed frames (\(corrupt) corrupt ones skipped)")
             // The corrupt frames were no failure of the source: the first failure is the fatal error injected later.
             let untilFatal = events.prefix { $0.event != "sourceFailed" }
             check.expect(

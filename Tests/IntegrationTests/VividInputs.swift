@@ -141,7 +141,7 @@ enum VividControls {
         .init(name: "transfer_function", value: 2),
         .init(name: "y_cbcr_encoding", value: 6),
         .init(name: "quantization", value: 1),
-        .init(name: "limited_rgb_range_16_235", value: 0),
+        .init(name: "limited_rgb_range_16_235", value: 1),  // vivid starts at 0
         .init(name: "apply_alpha_to_red_only", value: 1),
         .init(name: "enable_capture_cropping", value: 0),
         .init(name: "enable_capture_composing", value: 0),
