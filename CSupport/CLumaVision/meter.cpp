@@ -507,6 +507,12 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             confidence = 0.5 * clamp01(1 - bestCost / 0.5);
         }
         confidence *= clamp01(own / (0.6 * lit));  // a digit much fainter than the others is doubtful
+        // The two holes of the figure eight (between a, b, g, f and between g, c, d, e) are unlit in every digit:
+        // a stroke across either means the cell holds a blob or texture, not a seven-segment digit.
+        const double top = row.top + row.shift(cells[i].left + wd / 2);
+        const double upperHole = probe(m, cellRect(cells[i].left, top, wd, h, 0.38, 0.27, 0.62, 0.33), true);
+        const double lowerHole = probe(m, cellRect(cells[i].left, top, wd, h, 0.38, 0.67, 0.62, 0.73), true);
+        if (std::max(upperHole, lowerHole) > threshold) confidence = 0;
         out.digits[out.count] = char('0' + digit);
         out.confidence[out.count] = float(100 * confidence);
         ++out.count;

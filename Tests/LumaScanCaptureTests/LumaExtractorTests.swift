@@ -244,7 +244,7 @@ struct LumaExtractorTests {
         let original = JPEGFixtures.ycbcr422JPEG(
             JPEGFixtures.gradient(width: width, height: height), width: width, height: height)
         let extractor = LumaExtractor(format: FrameFormat(pixelFormat: .mjpeg, width: width, height: height))
-        var generator = SeededGenerator(state: 0x4C75_6D61)
+        var generator = SplitMix64(seed: 0x4C75_6D61)
         var outcomes = (decoded: 0, corrupt: 0)
         for round in 0..<600 {
             var bytes = original

@@ -148,26 +148,6 @@ public final class TestCanvas {
     }
 }
 
-/// A small deterministic random generator (SplitMix64), so generated scenes are the same on every run.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// Creates a generator from a seed.
-    public init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniformly distributed number in `0..<1`.
-    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
-
 extension FrameMetadata {
     /// Metadata for a grey test frame number `index` captured at `seconds` on a synthetic monotonic clock.
     public static func test(index: UInt64 = 0, seconds: Double = 0, width: Int, height: Int) -> FrameMetadata {

@@ -1,4 +1,5 @@
 import Foundation
+import LumaScanCore
 import Testing
 
 @testable import LumaScan
@@ -141,18 +142,6 @@ extension JSONValue {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so every run makes the same mutations.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A mutated document, what was done, and the paths a refusal may name.
 struct Mutation {
     var description: String
@@ -166,7 +155,7 @@ enum Mutator {
     static let letters = Array("abcdefghijklmnopqrstuvwxyz")
 
     /// `key` changed by one edit (insert, delete or replace one character), chosen by `random`.
-    static func renamed(_ key: String, _ random: inout SeededGenerator) -> String {
+    static func renamed(_ key: String, _ random: inout SplitMix64) -> String {
         var characters = Array(key)
         let letter = letters[Int(random.next() % UInt64(letters.count))]
         switch random.next() % 3 {
@@ -204,7 +193,7 @@ enum Mutator {
     }
 
     static func mutations(of document: JSONValue, seed: UInt64) -> [Mutation] {
-        var random = SeededGenerator(state: seed)
+        var random = SplitMix64(seed: seed)
         let existingKeys = document.allKeys
         var result: [Mutation] = []
         for (path, value) in document.entries() where !path.isEmpty {
