@@ -23,8 +23,12 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure recognizer throughput on this machine, against raw zbar on the same frames.",
         discussion: """
             Frames come from --input (an image file or a folder, read as a camera stream) or are generated \
-            (--synthetic WxH: an EAN-13, a QR code and no code, 10 frames each in turn, on a textured background \
-            with sensor noise by default). The engine runs at full speed (every frame processed) unless --fps paces \
+            (--synthetic WxH, LumaScan's SyntheticScene frames, 10 frames each in turn, on a textured background \
+            with sensor noise by default: for barcode an EAN-13, a QR code and no code; for secure-qr a secure QR \
+            code and no code; for meter a seven-segment meter in SyntheticScene.meterCutout and no meter). \
+            Secure-QR and meter recognizers are reset after each completion, so every frame is analysed. Raw zbar \
+            reads every symbology, or QR only for secure-qr and for --symbologies qr. \
+            The engine runs at full speed (every frame processed) unless --fps paces \
             the synthetic source like a live camera, which then drops frames when recognition falls behind. Prints \
             a summary, or one JSON object with --json. A progress bar goes to stderr when it is a terminal.
             """)
@@ -72,7 +76,7 @@ struct BenchCommand: ParsableCommand {
         {
             throw ValidationError("--synthetic: \(size.width)x\(size.height) is outside 64x64...8192x8192")
         }
-        if BenchBackground(rawValue: background) == nil {
+        if SyntheticScene.Background(rawValue: background) == nil {
             throw ValidationError("--background: '\(background)' is not one of flat, textured, noisy")
         }
         if !["barcode", "secure-qr", "meter"].contains(recognizer) {
@@ -86,17 +90,22 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard recognizer == "barcode" else {
-            throw CommandFailure(
-                status: ExitStatus.badArguments,
-                message: "bench: the \(recognizer) recognizer is not available yet; only barcode can be measured")
-        }
         let logger = try logging.makeLogger(label: "lumascan.bench")
-        var configuration = BarcodeConfiguration()
-        configuration.symbologies = try parsedSymbologies()
-        func makeRecognizer() throws -> BarcodeRecognizer {
+        let symbologies = try benchSymbologies()
+        func makeRecognizer() throws -> any Recognizer {
             do {
-                return try BarcodeRecognizer(configuration: configuration, logger: logger)
+                switch recognizer {
+                case "secure-qr":
+                    return try SecureQRRecognizer(
+                        configuration: SecureQRConfiguration(issuerPrefixes: [SyntheticScene.secureQRIssuer]),
+                        logger: logger)
+                case "meter":
+                    return try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
+                default:
+                    var configuration = BarcodeConfiguration()
+                    configuration.symbologies = symbologies
+                    return try BarcodeRecognizer(configuration: configuration, logger: logger)
+                }
             } catch {
                 throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
             }
@@ -107,12 +116,21 @@ struct BenchCommand: ParsableCommand {
             frameSource = .files(input)
         } else {
             let size = synthetic.flatMap(parseSize) ?? Size(width: 1920, height: 1080)
-            let kind = BenchBackground(rawValue: background) ?? .noisy
-            let codes: [BenchCode] = configuration.symbologies == [.qrCode] ? [.qr, .none] : [.ean13, .qr, .none]
-            let images = codes.map {
-                BenchFrames.image(width: size.width, height: size.height, background: kind, code: $0)
+            let kind = SyntheticScene.Background(rawValue: background) ?? .noisy
+            let codes: [SyntheticScene.Code]
+            switch recognizer {
+            case "secure-qr": codes = [.secureQR, .none]
+            case "meter": codes = [.meter, .none]
+            default: codes = symbologies == [.qrCode] ? [.qr, .none] : [.ean13, .qr, .none]
             }
-            frameSource = .synthetic(images, description: "\(size.width)x\(size.height) \(kind.rawValue)")
+            do {
+                let images = try codes.map { code throws(LumaScanError) in
+                    try SyntheticScene(width: size.width, height: size.height, background: kind, code: code).image()
+                }
+                frameSource = .synthetic(images, description: "\(size.width)x\(size.height) \(kind.rawValue)")
+            } catch {
+                throw CommandFailure(status: ExitStatus.failed, message: "bench: \(error)")
+            }
         }
 
         let progress = BenchProgress(enabled: !noProgress && isatty(STDERR_FILENO) == 1)
@@ -121,7 +139,10 @@ struct BenchCommand: ParsableCommand {
         // Pass 1: the engine.
         progress.begin("engine", total: frames)
         let source = frameSource.make(frames: frames, fps: fps, logger: logger)
-        let timed = TimingRecognizer(try makeRecognizer(), capacity: frames, progress: progress)
+        // Secure-QR and meter recognizers stop at a completion until reset; the bench resets them there, so that
+        // every frame is analysed as in continuous scanning.
+        let timed = TimingRecognizer(
+            try makeRecognizer(), capacity: frames, progress: progress, resetOnCompletion: recognizer != "barcode")
         let delegate = BenchDelegate(capacity: frames)
         let engine = ScanEngine(
             source: source, recognizers: [timed], options: .init(frameLimit: frames), logger: logger)
@@ -147,12 +168,15 @@ struct BenchCommand: ParsableCommand {
         // Pass 2: the same frames, the recognizer and raw zbar in turn.
         let comparison = try compare(
             source: frameSource.make(frames: min(frames, baselineFrames), fps: nil, logger: logger),
-            recognizer: try makeRecognizer(), symbologies: configuration.symbologies, progress: progress)
+            recognizer: TimingRecognizer(
+                try makeRecognizer(), capacity: 0, progress: BenchProgress(enabled: false),
+                resetOnCompletion: recognizer != "barcode"),
+            symbologies: symbologies, progress: progress)
         progress.finish()
 
         let result = BenchResult(
             recognizer: recognizer, source: frameSource.description, format: format,
-            symbologies: configuration.symbologies, framesRequested: frames, statistics: statistics,
+            symbologies: symbologies, framesRequested: frames, statistics: statistics,
             wallSeconds: wall.milliseconds / 1000, paced: fps, recognizerNanoseconds: timed.nanoseconds,
             steadyOverheadNanoseconds: timed.steadyOverhead(from: min(10, timed.nanoseconds.count / 4)),
             latencies: delegate.latencies, usage: usage, comparison: comparison)
@@ -165,7 +189,7 @@ struct BenchCommand: ParsableCommand {
 
     /// Reads up to `frames` frames from `source` directly (no engine) and times the recognizer and raw zbar on each.
     private func compare(
-        source: any FrameSource, recognizer: BarcodeRecognizer, symbologies: [Symbology], progress: BenchProgress
+        source: any FrameSource, recognizer: any Recognizer, symbologies: [Symbology], progress: BenchProgress
     ) throws -> BenchComparison? {
         guard baselineFrames > 0 else { return nil }
         let all = Set(symbologies) == Set(Symbology.allCases)
@@ -226,14 +250,23 @@ struct BenchCommand: ParsableCommand {
         return comparison.frames > 0 ? comparison : nil
     }
 
+    /// What raw zbar is restricted to, and for the barcode recognizer what it reads: `--symbologies` (default: all);
+    /// QR Code for the secure-QR recognizer; everything (zbar's defaults) for the meter recognizer.
+    private func benchSymbologies() throws -> [Symbology] {
+        switch recognizer {
+        case "secure-qr": [.qrCode]
+        case "meter": Symbology.allCases
+        default: try parsedSymbologies()
+        }
+    }
+
     private func parsedSymbologies() throws -> [Symbology] {
         guard let symbologies else { return Symbology.allCases }
         return try symbologies.split(separator: ",").map { name in
             let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
             guard let symbology = Symbology(rawValue: trimmed) else {
-                throw ValidationError(
-                    "--symbologies: '\(trimmed)' is not one of \(Symbology.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
+                let known = Symbology.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--symbologies: '\(trimmed)' is not one of \(known)")
             }
             return symbology
         }
@@ -308,13 +341,14 @@ struct BenchResult {
             ? "every symbology" : symbologies.map(\.rawValue).joined(separator: ",")
         func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
         var lines = [
-            "lumascan bench: \(recognizer) recognizer (\(symbologyText)) on \(source), \(format.width)x\(format.height)"
+            "lumascan bench: \(recognizer) recognizer\(recognizer == "barcode" ? " (\(symbologyText))" : "") on "
+                + "\(source), \(format.width)x\(format.height)"
                 + " \(format.pixelFormat), \(statistics.framesProcessed) frames"
                 + (paced.map { String(format: ", paced at %.1f fps", $0) } ?? ", full speed"),
             String(format: "  throughput       %.1f frames/s", framesPerSecond),
-            "  recognizer       p50 \(ms(milliseconds(recognizerNanoseconds, 0.5)))   p90 "
-                + "\(ms(milliseconds(recognizerNanoseconds, 0.9)))   p99 \(ms(milliseconds(recognizerNanoseconds, 0.99)))"
-                + " per frame",
+            "  recognizer       p50 \(ms(milliseconds(recognizerNanoseconds, 0.5)))   "
+                + "p90 \(ms(milliseconds(recognizerNanoseconds, 0.9)))   "
+                + "p99 \(ms(milliseconds(recognizerNanoseconds, 0.99))) per frame",
             "  capture-report   p50 \(ms(milliseconds(latencies, 0.5)))   p90 \(ms(milliseconds(latencies, 0.9)))   "
                 + "p99 \(ms(milliseconds(latencies, 0.99)))",
         ]
@@ -331,9 +365,11 @@ struct BenchResult {
         ]
         if let comparison {
             lines.append(
-                String(format: "  vs raw zbar      %.1fx faster: ", comparison.ratio)
+                String(format: "  vs raw zbar      %.1fx faster", comparison.ratio)
+                    + (recognizer == "barcode" ? ": " : " (zbar reading \(symbologyText)): ")
                     + "\(ms(comparison.lumascanMilliseconds)) vs \(ms(comparison.zbarMilliseconds)) per frame on the "
-                    + "same \(comparison.frames) frames; codes read \(comparison.lumascanCodes) vs \(comparison.zbarCodes)"
+                    + "same \(comparison.frames) frames; codes read \(comparison.lumascanCodes) vs "
+                    + "\(comparison.zbarCodes)"
             )
         }
         return lines.joined(separator: "\n")
@@ -404,17 +440,26 @@ final class TimingRecognizer: Recognizer, @unchecked Sendable {
     private let base: any Recognizer
     private let progress: BenchProgress
 
-    init(_ base: any Recognizer, capacity: Int, progress: BenchProgress) {
+    private let resetOnCompletion: Bool
+
+    /// Wraps `base`, recording up to `capacity` frames; with `resetOnCompletion`, resets `base` after each frame that
+    /// completed a result, so a recognizer that stops at a completion keeps analysing frames.
+    init(_ base: any Recognizer, capacity: Int, progress: BenchProgress, resetOnCompletion: Bool = false) {
         self.base = base
         self.progress = progress
+        self.resetOnCompletion = resetOnCompletion
         nanoseconds.reserveCapacity(capacity)
         starts.reserveCapacity(capacity)
     }
 
     func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
+        let first = reports.count
         let start = MonotonicInstant.now()
         base.process(luma, metadata: metadata, into: &reports)
         let end = MonotonicInstant.now()
+        if resetOnCompletion, reports[first...].contains(where: { $0.reportType != .inProgress }) {
+            base.reset()
+        }
         if nanoseconds.count < nanoseconds.capacity {
             starts.append(start.nanoseconds)
             nanoseconds.append(end.nanoseconds - start.nanoseconds)
@@ -536,345 +581,4 @@ final class BenchProgress: @unchecked Sendable {
         let phase = label.withLock { $0 }
         FileHandle.standardError.write(Data("\r\u{1B}[K[\(bar)] \(count)/\(steps) \(phase)".utf8))
     }
-}
-
-// MARK: - Synthetic frames
-//
-// The same frames as the Benchmarks package's BenchmarkFrames (Scenes.swift, Codes.swift), so that `lumascan bench
-// --synthetic` and `swift package benchmark` measure the same pixels. (The executable cannot share a target with the
-// nested Benchmarks package; a public generator in LumaScanCapture would let both use one copy.)
-
-/// Synthetic frames' backgrounds.
-enum BenchBackground: String {
-    case flat, textured, noisy
-}
-
-/// The code drawn into a synthetic frame.
-enum BenchCode {
-    case none, ean13, qr
-}
-
-enum BenchFrames {
-    static let ean13Payload = "400638133393"
-    static let qrText = "https://lumascan.example/bench?id=42"
-    static let noiseSigma = 4.0
-
-    /// A frame with `code` (or none) centred at 45 % of the width and 55 % of the height: EAN-13 modules
-    /// `max(2, height / 240)` px wide, QR modules `max(3, height / 180)` px; blurred (σ 0.7), then noise for `noisy`.
-    static func image(width: Int, height: Int, background: BenchBackground, code: BenchCode) -> LumaImage {
-        var canvas = BenchCanvas(width: width, height: height, fill: 200)
-        let seed = UInt64(width * 7919 + height)
-        if background != .flat { canvas.texture(seed: seed) }
-        let centre = (x: Double(width) * 0.45, y: Double(height) * 0.55)
-        switch code {
-        case .none:
-            break
-        case .ean13:
-            let module = max(2, height / 240)
-            let modules = ean13(ean13Payload)
-            let quiet = 11
-            let codeWidth = (modules.count + 2 * quiet) * module
-            let barHeight = 50 * module
-            let left = Int(centre.x) - codeWidth / 2
-            let top = Int(centre.y) - barHeight / 2
-            canvas.fill(x: left, y: top - 2 * module, width: codeWidth, height: barHeight + 4 * module, value: 250)
-            for (index, bar) in modules.enumerated() where bar {
-                canvas.fill(x: left + (quiet + index) * module, y: top, width: module, height: barHeight, value: 20)
-            }
-        case .qr:
-            let module = max(3, height / 180)
-            guard let (size, modules) = qr(qrText) else { preconditionFailure("the QR text fits version 3-M") }
-            let quiet = 4
-            let side = (size + 2 * quiet) * module
-            let left = Int(centre.x) - side / 2
-            let top = Int(centre.y) - side / 2
-            canvas.fill(x: left, y: top, width: side, height: side, value: 250)
-            for y in 0..<size {
-                for x in 0..<size where modules[y * size + x] {
-                    canvas.fill(
-                        x: left + (quiet + x) * module, y: top + (quiet + y) * module, width: module, height: module,
-                        value: 20)
-                }
-            }
-        }
-        canvas.blur(sigma: 0.7)
-        if background == .noisy { canvas.addNoise(sigma: noiseSigma, seed: seed ^ 0x5EED) }
-        return LumaImage(width: width, height: height, pixels: canvas.pixels)
-    }
-
-    /// The modules of the EAN-13 for 12 digits (check digit computed), without quiet zones; `true` is a bar.
-    static func ean13(_ payload: String) -> [Bool] {
-        let digits = payload.compactMap { $0.wholeNumberValue }
-        var sum = 0
-        for (offset, digit) in digits.reversed().enumerated() { sum += digit * (offset % 2 == 0 ? 3 : 1) }
-        let all = digits + [(10 - sum % 10) % 10]
-        let setA = [
-            "0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011",
-            "0110111", "0001011",
-        ]
-        let setC = setA.map { String($0.map { $0 == "0" ? "1" : "0" }) }
-        let setB = setC.map { String($0.reversed()) }
-        let parity = [
-            "AAAAAA", "AABABB", "AABBAB", "AABBBA", "ABAABB", "ABBAAB", "ABBBAA", "ABABAB", "ABABBA",
-            "ABBABA",
-        ]
-        var pattern = "101"
-        for (index, character) in parity[all[0]].enumerated() {
-            pattern += character == "A" ? setA[all[index + 1]] : setB[all[index + 1]]
-        }
-        pattern += "01010"
-        for index in 7...12 { pattern += setC[all[index]] }
-        pattern += "101"
-        return pattern.map { $0 == "1" }
-    }
-
-    /// A QR code's module grid (row by row, `true` dark, no quiet zone) for `text` of at most 42 UTF-8 bytes:
-    /// versions 1–3, error correction M, byte mode, mask 0 (ISO/IEC 18004).
-    static func qr(_ text: String) -> (size: Int, modules: [Bool])? {
-        let bytes = Array(text.utf8)
-        let versions = [(1, 26, 10), (2, 44, 16), (3, 70, 26)]  // (version, codewords, error-correction codewords)
-        guard let (version, total, ecCount) = versions.first(where: { $0.1 - $0.2 - 2 >= bytes.count }) else {
-            return nil
-        }
-        let dataCount = total - ecCount
-        var bits: [Bool] = []
-        func append(_ value: Int, _ length: Int) {
-            for shift in stride(from: length - 1, through: 0, by: -1) { bits.append((value >> shift) & 1 == 1) }
-        }
-        append(0b0100, 4)
-        append(bytes.count, 8)
-        for byte in bytes { append(Int(byte), 8) }
-        append(0, min(4, dataCount * 8 - bits.count))
-        append(0, (8 - bits.count % 8) % 8)
-        var codewords: [UInt8] = stride(from: 0, to: bits.count, by: 8).map { start in
-            bits[start..<(start + 8)].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }
-        }
-        var pad: UInt8 = 0xEC
-        while codewords.count < dataCount {
-            codewords.append(pad)
-            pad ^= 0xEC ^ 0x11
-        }
-        codewords += reedSolomonRemainder(codewords, degree: ecCount)
-
-        let size = 17 + 4 * version
-        var modules = [Bool](repeating: false, count: size * size)
-        var function = [Bool](repeating: false, count: size * size)
-        func set(_ x: Int, _ y: Int, _ dark: Bool) {
-            modules[y * size + x] = dark
-            function[y * size + x] = true
-        }
-        for i in 0..<size {
-            set(6, i, i % 2 == 0)
-            set(i, 6, i % 2 == 0)
-        }
-        for (cx, cy) in [(3, 3), (size - 4, 3), (3, size - 4)] {
-            for dy in -4...4 {
-                for dx in -4...4 where (0..<size).contains(cx + dx) && (0..<size).contains(cy + dy) {
-                    let distance = max(abs(dx), abs(dy))
-                    set(cx + dx, cy + dy, distance != 2 && distance != 4)
-                }
-            }
-        }
-        if version > 1 {
-            let centre = size - 7
-            for dy in -2...2 {
-                for dx in -2...2 { set(centre + dx, centre + dy, max(abs(dx), abs(dy)) != 1) }
-            }
-        }
-        let format = 0  // level M (00), mask 0
-        var remainder = format
-        for _ in 0..<10 { remainder = (remainder << 1) ^ ((remainder >> 9) * 0x537) }
-        let formatBits = (format << 10 | remainder) ^ 0x5412
-        func bit(_ index: Int) -> Bool { (formatBits >> index) & 1 == 1 }
-        for i in 0..<6 { set(8, i, bit(i)) }
-        set(8, 7, bit(6))
-        set(8, 8, bit(7))
-        set(7, 8, bit(8))
-        for i in 9..<15 { set(14 - i, 8, bit(i)) }
-        for i in 0..<8 { set(size - 1 - i, 8, bit(i)) }
-        for i in 8..<15 { set(8, size - 15 + i, bit(i)) }
-        set(8, size - 8, true)
-        var index = 0
-        var right = size - 1
-        while right >= 1 {
-            if right == 6 { right = 5 }
-            for vertical in 0..<size {
-                for column in 0..<2 {
-                    let x = right - column
-                    let upward = (right + 1) & 2 == 0
-                    let y = upward ? size - 1 - vertical : vertical
-                    if !function[y * size + x] && index < codewords.count * 8 {
-                        modules[y * size + x] = (codewords[index >> 3] >> (7 - (index & 7))) & 1 == 1
-                        index += 1
-                    }
-                }
-            }
-            right -= 2
-        }
-        for y in 0..<size {
-            for x in 0..<size where !function[y * size + x] && (x + y) % 2 == 0 { modules[y * size + x].toggle() }
-        }
-        return (size, modules)
-    }
-
-    static func reedSolomonRemainder(_ data: [UInt8], degree: Int) -> [UInt8] {
-        func multiply(_ x: UInt8, _ y: UInt8) -> UInt8 {
-            var z = 0
-            for shift in stride(from: 7, through: 0, by: -1) {
-                z = (z << 1) ^ ((z >> 7) * 0x11D)
-                z ^= Int((y >> UInt8(shift)) & 1) * Int(x)
-            }
-            return UInt8(z)
-        }
-        var divisor = [UInt8](repeating: 0, count: degree)
-        divisor[degree - 1] = 1
-        var root: UInt8 = 1
-        for _ in 0..<degree {
-            for j in 0..<degree {
-                divisor[j] = multiply(divisor[j], root)
-                if j + 1 < degree { divisor[j] ^= divisor[j + 1] }
-            }
-            root = multiply(root, 0x02)
-        }
-        var result = [UInt8](repeating: 0, count: degree)
-        for byte in data {
-            let factor = byte ^ result.removeFirst()
-            result.append(0)
-            for i in 0..<degree { result[i] ^= multiply(divisor[i], factor) }
-        }
-        return result
-    }
-}
-
-/// A grey image being drawn (see BenchFrames).
-struct BenchCanvas {
-    let width: Int
-    let height: Int
-    var pixels: [UInt8]
-
-    init(width: Int, height: Int, fill: UInt8) {
-        self.width = width
-        self.height = height
-        pixels = [UInt8](repeating: fill, count: width * height)
-    }
-
-    /// A gradient from 150 to 215, twelve soft grey blobs and a row of dark marks like a line of print, blurred
-    /// (σ 3) as out-of-focus surroundings are.
-    mutating func texture(seed: UInt64) {
-        for y in 0..<height {
-            for x in 0..<width {
-                let t = (Double(x) / Double(max(1, width - 1)) + Double(y) / Double(max(1, height - 1))) / 2
-                pixels[y * width + x] = UInt8(150 + 65 * t)
-            }
-        }
-        var random = BenchRandom(seed: seed)
-        for _ in 0..<12 {
-            let cx = random.nextDouble() * Double(width)
-            let cy = random.nextDouble() * Double(height)
-            let radius = 5 + random.nextDouble() * Double(min(width, height)) / 6
-            let sides = 3 + Int(random.next() % 9)
-            let value = UInt8(truncatingIfNeeded: random.next() % 256)
-            var polygon: [(Double, Double)] = []
-            for side in 0..<sides {
-                let angle = Double(side) / Double(sides) * 2 * Double.pi
-                let r = radius * (0.6 + 0.4 * random.nextDouble())
-                polygon.append((cx + r * cos(angle), cy + r * sin(angle)))
-            }
-            fill(polygon: polygon, value: value)
-        }
-        blur(sigma: 3)
-        let markHeight = max(6, height / 40)
-        var x = width / 20
-        let y = height - height / 10
-        while x < width * 3 / 4 {
-            let markWidth = markHeight / 2 + Int(random.next() % UInt64(markHeight))
-            fill(x: x, y: y, width: markWidth, height: markHeight, value: 40)
-            x += markWidth + markHeight / 3 + (random.next() % 5 == 0 ? markHeight : 0)
-        }
-    }
-
-    mutating func fill(x: Int, y: Int, width rectWidth: Int, height rectHeight: Int, value: UInt8) {
-        // Clamped to the canvas: a code larger than a small frame is cut, never an empty or reversed range.
-        let rows = max(0, y)..<max(max(0, y), min(height, y + rectHeight))
-        let columns = max(0, x)..<max(max(0, x), min(width, x + rectWidth))
-        for row in rows {
-            for column in columns { pixels[row * width + column] = value }
-        }
-    }
-
-    mutating func fill(polygon: [(Double, Double)], value: UInt8) {
-        let top = max(0, Int(polygon.map(\.1).min() ?? 0))
-        let bottom = min(height - 1, Int(polygon.map(\.1).max() ?? 0))
-        guard top <= bottom else { return }
-        for row in top...bottom {
-            let y = Double(row) + 0.5
-            var crossings: [Double] = []
-            for index in polygon.indices {
-                let (x0, y0) = polygon[index]
-                let (x1, y1) = polygon[(index + 1) % polygon.count]
-                if (y0 <= y && y < y1) || (y1 <= y && y < y0) {
-                    crossings.append(x0 + (y - y0) / (y1 - y0) * (x1 - x0))
-                }
-            }
-            crossings.sort()
-            for pair in stride(from: 0, to: crossings.count - 1, by: 2) {
-                let from = max(0, Int((crossings[pair] - 0.5).rounded(.up)))
-                let to = min(width - 1, Int((crossings[pair + 1] - 0.5).rounded(.down)))
-                if from <= to { for column in from...to { pixels[row * width + column] = value } }
-            }
-        }
-    }
-
-    mutating func blur(sigma: Double) {
-        let radius = Int((3 * sigma).rounded(.up))
-        var kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
-        let total = kernel.reduce(0, +)
-        kernel = kernel.map { $0 / total }
-        let (w, h) = (width, height)
-        var rows = [Double](repeating: 0, count: w * h)
-        pixels.withUnsafeBufferPointer { source in
-            for y in 0..<h {
-                for x in 0..<w {
-                    var sum = 0.0
-                    for k in -radius...radius {
-                        sum += kernel[k + radius] * Double(source[y * w + min(w - 1, max(0, x + k))])
-                    }
-                    rows[y * w + x] = sum
-                }
-            }
-        }
-        pixels.withUnsafeMutableBufferPointer { destination in
-            for y in 0..<h {
-                for x in 0..<w {
-                    var sum = 0.0
-                    for k in -radius...radius { sum += kernel[k + radius] * rows[min(h - 1, max(0, y + k)) * w + x] }
-                    destination[y * w + x] = UInt8(min(255, max(0, sum.rounded())))
-                }
-            }
-        }
-    }
-
-    mutating func addNoise(sigma: Double, seed: UInt64) {
-        var random = BenchRandom(seed: seed)
-        for index in pixels.indices {
-            let u1 = max(random.nextDouble(), 1e-12)
-            let u2 = random.nextDouble()
-            let z = sqrt(-2 * log(u1)) * cos(2 * Double.pi * u2)
-            pixels[index] = UInt8(min(255, max(0, (Double(pixels[index]) + sigma * z).rounded())))
-        }
-    }
-}
-
-/// SplitMix64, so synthetic frames are the same on every run and machine.
-struct BenchRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -77,13 +77,34 @@ struct BenchCommandTests {
         }
     }
 
-    @Test("recognizers that bench cannot measure yet, and bad arguments, exit with status 2")
-    func unavailable() throws {
-        for name in ["secure-qr", "meter"] {
-            let result = try runLumaScan(["bench", "--recognizer", name, "--synthetic", "160x120", "--frames", "1"])
-            #expect(result.status == 2)
-            #expect(result.stderr.contains("not available yet"), "\(result.stderr)")
+    @Test(
+        "bench measures the secure-QR and meter recognizers on their synthetic scenes, resetting at completions",
+        arguments: [("secure-qr", "qr"), ("meter", nil)] as [(String, String?)])
+    func otherRecognizers(name: String, zbarSymbology: String?) throws {
+        let result = try runLumaScan([
+            "bench", "--recognizer", name, "--synthetic", "640x480", "--frames", "40", "--baseline-frames", "20",
+            "--json", "--no-progress",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let bench = try #require(try jsonLines(result.stdout).first)
+        #expect(bench["recognizer"] as? String == name)
+        #expect(bench["framesProcessed"] as? Int == 40)
+        let zbar = try #require(bench["zbar"] as? [String: Any])
+        #expect(zbar["frames"] as? Int == 20)
+        // 10 frames with the code or meter, then 10 without: the recognizer reads it (again after each reset).
+        #expect(zbar["lumascanCodesRead"] as? Int == 1, "\(zbar)")
+        if let zbarSymbology {
+            #expect(bench["symbologies"] as? [String] == [zbarSymbology])
+            #expect(zbar["zbarCodesRead"] as? Int == 1, "\(zbar)")
         }
+        let summary = try runLumaScan([
+            "bench", "--recognizer", name, "--synthetic", "640x480", "--frames", "5", "--baseline-frames", "5",
+        ])
+        #expect(summary.stdout.contains("lumascan bench: \(name) recognizer on synthetic 640x480 noisy"), "\(summary)")
+    }
+
+    @Test("bad arguments exit with status 2")
+    func badArguments() throws {
         let unknown = try runLumaScan(["bench", "--recognizer", "ocr"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("--recognizer"))
