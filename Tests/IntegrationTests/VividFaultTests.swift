@@ -196,11 +196,18 @@ struct VividFaultTests {
         let after = events[recoveredAt..<nextFailure].reports
         check.expect(before.count >= 3, "\(before.count) reports before the fault")
         check.expect(after.count >= 5, "scanning resumed: \(after.count) reports after the recovery")
-        // While the source is down only the frame being recognised when it failed may still be reported.
+        // While the source is down only the frame being recognised when it failed may still be reported: one frame
+        // at most, newer than the last one reported before and older than every frame after the recovery (no frame
+        // is captured while the source is down). Frame indices, not a margin on them: under a loaded host the ring
+        // dropped over 60 frames per recognised one.
         let whileDown = events[failedAt..<recoveredAt].reports
+        let lastBefore = before.last?.frame ?? -1
+        let firstAfter = after.compactMap(\.frame).min() ?? .max
         check.expect(
-            whileDown.allSatisfy { ($0.frame ?? .max) <= (before.last?.frame ?? -1) + 64 } && whileDown.count <= 1,
-            "\(whileDown.count) reports while the source was down")
+            whileDown.count <= 1
+                && whileDown.allSatisfy { ($0.frame ?? .max) > lastBefore && ($0.frame ?? .max) < firstAfter },
+            "\(whileDown.count) reports while the source was down (frames \(whileDown.map { $0.frame ?? -1 }); last "
+                + "before \(lastBefore), first after \(firstAfter))")
 
         let resourcesBefore = try check.unwrap(
             ProcessResources(scenario: scenario, tag: tags.0), "no \(tags.0) snapshot")
