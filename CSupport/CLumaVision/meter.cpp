@@ -23,6 +23,7 @@ namespace lv_meter_detail {
 extern const uint8_t kDigitTemplates[2][10 * LV_METER_TEMPLATE_WIDTH * LV_METER_TEMPLATE_HEIGHT];
 }  // namespace lv_meter_detail
 
+
 namespace {
 
 // Segment bits: a (top), b (upper right), c (lower right), d (bottom), e (lower left), f (upper left), g (middle).
@@ -122,7 +123,8 @@ struct lv_meter {
     cv::Mat grey;
     double scale = 1;
     // Scratch images, reused from frame to frame.
-    cv::Mat work, smooth, closed, closedVertical, strokes, binary, dilated, labels, stats, centroids, boxed;
+    cv::Mat work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, dilated, labels, stats,
+        centroids, boxed;
     cv::Mat region, regionScaled, patch, patchSmall, match, profile;
     std::vector<uint8_t> png;
     std::vector<Blob> blobs;
@@ -247,10 +249,19 @@ void prepare(lv_meter &m) {
 /// either: the background is the lesser of the row-wise and column-wise closings.
 void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical) {
     const int op = lightOnDark ? cv::MORPH_OPEN : cv::MORPH_CLOSE;
-    cv::morphologyEx(m.smooth, m.closed, op, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(horizontal, 1)));
+    // Each closing runs on the image extended by its edge, as far as the structuring element reaches: OpenCV's
+    // morphology ignores what lies beyond the image, so near the crop's edge the closing would reach over the meter
+    // body to the display's ground and the body's edge would become a wide "stroke" that throws the threshold off.
+    auto close = [&](int width, int height, cv::Mat &out) {
+        const int x = width / 2, y = height / 2;
+        cv::copyMakeBorder(m.smooth, m.padded, y, y, x, x, cv::BORDER_REPLICATE);
+        cv::morphologyEx(m.padded, m.paddedClosed, op,
+                         cv::getStructuringElement(cv::MORPH_RECT, cv::Size(width, height)));
+        m.paddedClosed(cv::Rect(x, y, m.smooth.cols, m.smooth.rows)).copyTo(out);
+    };
+    close(horizontal, 1, m.closed);
     if (vertical > 0) {
-        cv::morphologyEx(m.smooth, m.closedVertical, op,
-                         cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, vertical)));
+        close(1, vertical, m.closedVertical);
         if (lightOnDark)
             cv::max(m.closed, m.closedVertical, m.closed);
         else
@@ -302,50 +313,19 @@ double binarise(lv_meter &m) {
     return level;
 }
 
-/// Finds the digit row: connected components of the stroke mask (joined vertically across segment gaps) that are
-/// digit-sized and share one height and baseline, the most of them by total height.
-bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance = 0.25) {
-    const int rows = m.binary.rows, cols = m.binary.cols;
-    if (joinSegments)
-        cv::dilate(m.binary, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
-    else
-        m.binary.copyTo(m.dilated);
-    const int n = cv::connectedComponentsWithStats(m.dilated, m.labels, m.stats, m.centroids, 8, CV_32S);
-    m.blobs.clear();
-    for (int i = 1; i < n; ++i) {
-        const int *s = m.stats.ptr<int>(i);
-        Blob b{s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]};
-        if (b.h < 0.16 * rows || b.h > 0.95 * rows || b.w > 1.1 * b.h || b.w < 2 || b.w < minAspect * b.h) continue;
-        if (b.y <= 0 || b.y + b.h >= rows || b.x <= 0 || b.x + b.w >= cols) continue;  // cut by the crop's edge
-        const double fill = s[cv::CC_STAT_AREA] / double(b.w * b.h);
-        if (fill < 0.04 || fill > maxFill) continue;
-        m.blobs.push_back(b);
-    }
-    double bestScore = 0;
-    int bestIndex = -1;
-    for (size_t i = 0; i < m.blobs.size(); ++i) {
-        const Blob &a = m.blobs[i];
-        double score = 0;
-        for (const Blob &b : m.blobs)
-            if (std::fabs(b.h - a.h) <= tolerance * a.h && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
-        if (score > bestScore) {
-            bestScore = score;
-            bestIndex = int(i);
-        }
-    }
+/// Fills in a row's members (those of m.blobs that `belongs` accepts, left to right, none overlapping an earlier one)
+/// and its geometry: height, centre line and tilt.
+template <typename Belongs> bool collectRow(lv_meter &m, Row &row, Belongs belongs) {
     row.members.clear();
-    if (bestIndex < 0) return false;
-    const Blob seed = m.blobs[size_t(bestIndex)];
-    m.scratch.clear();
     for (const Blob &b : m.blobs)
-        if (std::fabs(b.h - seed.h) <= tolerance * seed.h && std::fabs(b.cy() - seed.cy()) <= 0.25 * seed.h)
-            row.members.push_back(b);
+        if (belongs(b)) row.members.push_back(b);
     std::sort(row.members.begin(), row.members.end(), [](const Blob &a, const Blob &b) { return a.x < b.x; });
     // Drop members that overlap an earlier one horizontally (stacked parts of something else).
     std::vector<Blob> &members = row.members;
     members.erase(std::unique(members.begin(), members.end(),
                               [](const Blob &a, const Blob &b) { return b.x < a.x + a.w; }),
                   members.end());
+    if (members.empty()) return false;
     m.scratch.clear();
     for (const Blob &b : members) m.scratch.push_back(b.y);
     row.top = median(m.scratch);
@@ -372,7 +352,57 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
     if (count > 0) row.centre = sy / count;
     row.top = row.centre - row.height / 2;
     row.bottom = row.centre + row.height / 2;
-    return !members.empty();
+    return true;
+}
+
+/// Finds the digit row: connected components of the stroke mask (joined vertically across segment gaps) that are
+/// digit-sized and share one height and baseline, the most of them by total height. Blobs up to `maxAspect` times as
+/// wide as high are kept (touching digits make wide blobs).
+bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance = 0.25,
+             double maxAspect = 1.1) {
+    const int rows = m.binary.rows, cols = m.binary.cols;
+    if (joinSegments)
+        cv::dilate(m.binary, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
+    else
+        m.binary.copyTo(m.dilated);
+    const int n = cv::connectedComponentsWithStats(m.dilated, m.labels, m.stats, m.centroids, 8, CV_32S);
+    m.blobs.clear();
+    for (int i = 1; i < n; ++i) {
+        const int *s = m.stats.ptr<int>(i);
+        Blob b{s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]};
+        if (b.h < 0.16 * rows || b.h > 0.95 * rows || b.w > maxAspect * b.h || b.w < 2 || b.w < minAspect * b.h)
+            continue;
+        if (b.y <= 0 || b.y + b.h >= rows || b.x <= 0 || b.x + b.w >= cols) continue;  // cut by the crop's edge
+        const double fill = s[cv::CC_STAT_AREA] / double(b.w * b.h);
+        if (fill < 0.04 || fill > maxFill) continue;
+        m.blobs.push_back(b);
+    }
+    double bestScore = 0;
+    int bestIndex = -1;
+    for (size_t i = 0; i < m.blobs.size(); ++i) {
+        const Blob &a = m.blobs[i];
+        double score = 0;
+        for (const Blob &b : m.blobs)
+            if (std::fabs(b.h - a.h) <= tolerance * a.h && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
+        if (score > bestScore) {
+            bestScore = score;
+            bestIndex = int(i);
+        }
+    }
+    row.members.clear();
+    if (bestIndex < 0) return false;
+    const Blob seed = m.blobs[size_t(bestIndex)];
+    if (!collectRow(m, row, [&](const Blob &b) {
+            return std::fabs(b.h - seed.h) <= tolerance * seed.h && std::fabs(b.cy() - seed.cy()) <= 0.25 * seed.h;
+        }))
+        return false;
+    // Again along the tilted row, which on a slightly rotated meter leaves the ends of a long row out of the first
+    // pass's band around the seed.
+    const double height = row.height, centre = row.centre, slope = row.slope, x0 = row.x0;
+    return collectRow(m, row, [&](const Blob &b) {
+        return std::fabs(b.h - height) <= tolerance * height &&
+               std::fabs(b.cy() - centre - slope * (b.cx() - x0)) <= 0.25 * height;
+    });
 }
 
 /// The median over columns of each column's maximum in `r` (for a horizontal segment), or the median over rows of
@@ -411,7 +441,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     out.mode = LV_METER_MODE_DIGITAL;
     out.lightOnDark = lightOnDark;
     Row &row = m.row;
-    if (!findRow(m, row, true, 0.0, 1.0)) return;
+    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
     const double h = row.height;
     // Each member's right edge above the decimal point's height: a lit point next to a digit joins its blob.
     for (Blob &b : row.members) {
@@ -441,17 +471,57 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     // neighbours that touch, split at the pitch.
     struct Cell {
         double left;
+        bool split;  // one of the digits a wide member was split into
     };
-    Cell cells[LV_METER_MAX_DIGITS];
-    int cellCount = 0;
+    constexpr int kMaxCandidates = 2 * LV_METER_MAX_DIGITS;
+    Cell candidates[kMaxCandidates];
+    int candidateCount = 0;
     for (const Blob &b : row.members) {
         const double right = b.x + b.w;
         int n = 1;
         // A member much wider than a digit holds two or more that touch (a "1" next to a lit point and the next
         // digit, say): one more digit for each pitch or part of one beyond the digit's width.
         if (b.w > 1.25 * wd) n = 1 + int(std::ceil((b.w - 1.25 * wd) / pitch));
-        for (int k = n - 1; k >= 0 && cellCount < LV_METER_MAX_DIGITS; --k)
-            cells[cellCount++] = Cell{right - k * pitch - wd};
+        for (int k = n - 1; k >= 0 && candidateCount < kMaxCandidates; --k) {
+            const Cell cell{right - k * pitch - wd, k > 0};
+            // A split-off digit where the previous member already put one (a wide member that is a digit joined
+            // with a lit point or glare beside it) is that digit.
+            if (candidateCount > 0 && cell.left - candidates[candidateCount - 1].left < 0.5 * pitch) {
+                if (cell.split) continue;
+                if (candidates[candidateCount - 1].split) --candidateCount;
+            }
+            candidates[candidateCount++] = cell;
+        }
+    }
+    // The digits of a reading are consecutive, one pitch apart: cells a whole number of pitches apart belong to one
+    // run (a digit whose blob was lost in between gets a cell of its own), and the run with the most cells is the
+    // reading; cells off that grid (a blob in the background, beside the display) are not part of it.
+    int bestStart = 0, bestEnd = 0, bestCells = 0;
+    for (int start = 0; start < candidateCount;) {
+        int end = start + 1;
+        while (end < candidateCount) {
+            const double steps = (candidates[end].left - candidates[end - 1].left) / pitch;
+            const double whole = std::round(steps);
+            if (whole < 1 || whole > 3 || std::fabs(steps - whole) > 0.3) break;
+            ++end;
+        }
+        if (end - start > bestCells) {
+            bestCells = end - start;
+            bestStart = start;
+            bestEnd = end;
+        }
+        start = end;
+    }
+    Cell cells[LV_METER_MAX_DIGITS];
+    int cellCount = 0;
+    for (int i = bestStart; i < bestEnd && cellCount < LV_METER_MAX_DIGITS; ++i) {
+        if (i > bestStart) {
+            const double step = candidates[i].left - candidates[i - 1].left;
+            const int whole = int(std::lround(step / pitch));
+            for (int k = 1; k < whole && cellCount < LV_METER_MAX_DIGITS; ++k)
+                cells[cellCount++] = Cell{candidates[i - 1].left + k * step / whole, false};
+        }
+        if (cellCount < LV_METER_MAX_DIGITS) cells[cellCount++] = candidates[i];
     }
     // Segment probes (fractions of the cell), in the order a b c d e f g.
     static const double kProbe[7][5] = {
@@ -473,25 +543,31 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     std::sort(m.values.begin(), m.values.end());
     const double lit = std::max(1.0, m.values[size_t(0.85 * double(m.values.size() - 1))]);
 
-    for (int i = 0; i < cellCount; ++i) {
-        double own = 0;
-        for (int s = 0; s < 7; ++s) own = std::max(own, value[i][s]);
-        const double level = std::max(0.4 * lit, std::min(lit, own));
+    // Reads one cell from its probe values: the digit, its confidence, and whether the cell is blank (no segment
+    // lit) or has a lit hole.
+    struct CellReading {
+        int digit = -1;
+        double confidence = 0, own = 0;
+        bool blank = false, holeLit = false, exact = false;
+    };
+    auto classify = [&](const double *values, double left) {
+        CellReading r;
+        for (int s = 0; s < 7; ++s) r.own = std::max(r.own, values[s]);
+        const double level = std::max(0.6 * lit, std::min(lit, r.own));
         const double threshold = 0.5 * level;
         int segments = 0;
         double weakest = 1;
         double margin[7];
         for (int s = 0; s < 7; ++s) {
-            margin[s] = std::min(1.0, std::fabs(value[i][s] - threshold) / threshold);
-            if (value[i][s] > threshold) segments |= 1 << s;
+            margin[s] = std::min(1.0, std::fabs(values[s] - threshold) / threshold);
+            if (values[s] > threshold) segments |= 1 << s;
             weakest = std::min(weakest, margin[s]);
         }
-        int digit = -1;
-        double confidence = 0;
         for (const auto &pattern : kPatterns)
-            if (pattern.segments == segments) digit = pattern.digit;
-        if (digit >= 0) {
-            confidence = clamp01(weakest / 0.45);
+            if (pattern.segments == segments) r.digit = pattern.digit;
+        r.exact = r.digit >= 0;
+        if (r.exact) {
+            r.confidence = clamp01(weakest / 0.45);
         } else {
             // No exact pattern: the nearest one, by the margins of the segments that disagree.
             double bestCost = 1e9;
@@ -501,22 +577,103 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
                     if (((pattern.segments ^ segments) >> s) & 1) cost += margin[s];
                 if (cost < bestCost) {
                     bestCost = cost;
-                    digit = pattern.digit;
+                    r.digit = pattern.digit;
                 }
             }
-            confidence = 0.5 * clamp01(1 - bestCost / 0.5);
+            r.confidence = 0.5 * clamp01(1 - bestCost / 0.5);
         }
-        confidence *= clamp01(own / (0.6 * lit));  // a digit much fainter than the others is doubtful
+        r.confidence *= clamp01(r.own / (0.6 * lit));  // a digit much fainter than the others is doubtful
         // The two holes of the figure eight (between a, b, g, f and between g, c, d, e) are unlit in every digit:
         // a stroke across either means the cell holds a blob or texture, not a seven-segment digit.
-        const double top = row.top + row.shift(cells[i].left + wd / 2);
-        const double upperHole = probe(m, cellRect(cells[i].left, top, wd, h, 0.38, 0.27, 0.62, 0.33), true);
-        const double lowerHole = probe(m, cellRect(cells[i].left, top, wd, h, 0.38, 0.67, 0.62, 0.73), true);
-        if (std::max(upperHole, lowerHole) > threshold) confidence = 0;
-        out.digits[out.count] = char('0' + digit);
-        out.confidence[out.count] = float(100 * confidence);
-        ++out.count;
+        const double top = row.top + row.shift(left + wd / 2);
+        const double upperHole = probe(m, cellRect(left, top, wd, h, 0.38, 0.27, 0.62, 0.33), true);
+        const double lowerHole = probe(m, cellRect(left, top, wd, h, 0.38, 0.67, 0.62, 0.73), true);
+        r.holeLit = std::max(upperHole, lowerHole) > threshold;
+        if (r.holeLit) r.confidence = 0;
+        r.blank = segments == 0;
+        return r;
+    };
+    CellReading readings[LV_METER_MAX_DIGITS];
+    for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].left);
+    // A cell with no lit segment (a blank position, or the ground between the display and a blob beside it) ends
+    // the reading: its digits are consecutive. The run with the most digits, then the most confident, is the reading.
+    {
+        int runStart = 0, runEnd = 0;
+        double runScore = -1;
+        for (int start = 0; start < cellCount;) {
+            if (readings[start].blank) {
+                ++start;
+                continue;
+            }
+            int end = start;
+            while (end < cellCount && !readings[end].blank) ++end;
+            // Cells with a lit hole at the run's ends are what lies beside the display (its edge, a blob).
+            int first = start, last = end;
+            while (first < last && readings[first].holeLit) ++first;
+            while (last > first && readings[last - 1].holeLit) --last;
+            double sum = 0;
+            for (int i = first; i < last; ++i) sum += readings[i].confidence;
+            const double score = (last - first) * 1000.0 + sum;
+            if (score > runScore) {
+                runScore = score;
+                runStart = first;
+                runEnd = last;
+            }
+            start = end;
+        }
+        if (runEnd == runStart) return;
+        cellCount = runEnd - runStart;
+        for (int i = 0; i < cellCount; ++i) {
+            cells[i] = cells[runStart + i];
+            readings[i] = readings[runStart + i];
+        }
     }
+    // A digit at either end whose blob was lost (joined to the display's edge, to glare or to something above or
+    // below it) is one pitch beyond the run: a cell there that shows a whole digit pattern as bright as the others
+    // is part of the reading. A "1" must also have nothing above or below it: the display's edge and the meter
+    // body's, which read as one, reach past the digits' top and bottom.
+    auto clearAboveBelow = [&](double left) {
+        const double top = row.top + row.shift(left + wd / 2);
+        for (const double v : {-0.2, 1.05}) {
+            const cv::Rect r =
+                cellRect(left, top, wd, h, 0.1, v, 0.9, v + 0.15) & cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+            if (r.empty()) return false;
+            cv::reduce(m.binary(r), m.boxed, 0, cv::REDUCE_MAX);
+            if (cv::countNonZero(m.boxed) > 0.1 * r.width) return false;
+        }
+        return true;
+    };
+    auto extend = [&](double left, CellReading &r) {
+        if (left < 0 || left + wd > m.strokes.cols) return false;
+        double values[7];
+        const double top = row.top + row.shift(left + wd / 2);
+        for (int s = 0; s < 7; ++s) {
+            const double *p = kProbe[s];
+            values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
+        }
+        r = classify(values, left);
+        return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
+               (r.digit != 1 || clearAboveBelow(left));
+    };
+    for (CellReading r; cellCount < LV_METER_MAX_DIGITS && extend(cells[0].left - pitch, r);) {
+        for (int i = cellCount; i > 0; --i) {
+            cells[i] = cells[i - 1];
+            readings[i] = readings[i - 1];
+        }
+        cells[0] = Cell{cells[1].left - pitch, false};
+        readings[0] = r;
+        ++cellCount;
+    }
+    for (CellReading r; cellCount < LV_METER_MAX_DIGITS && extend(cells[cellCount - 1].left + pitch, r);) {
+        cells[cellCount] = Cell{cells[cellCount - 1].left + pitch, false};
+        readings[cellCount] = r;
+        ++cellCount;
+    }
+    for (int i = 0; i < cellCount; ++i) {
+        out.digits[i] = char('0' + readings[i].digit);
+        out.confidence[i] = float(100 * readings[i].confidence);
+    }
+    out.count = cellCount;
     // Decimal point: the strongest dot at the baseline between two digits, if it is lit and stands out from the
     // unlit points (which LCDs show faintly).
     const int dot = std::max(1, int(std::lround(std::min(0.07 * h, 0.5 * (pitch - wd)))));
@@ -948,11 +1105,14 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
             if (m.mode != LV_METER_MODE_DIGITAL)
                 haveDrums[lightOnDark] = findDrums(m, lightOnDark != 0, drums[lightOnDark]);
         }
-        // Of the two seven-segment readings, the one whose strokes stand further from the ground.
+        // Of the two seven-segment readings, the one with more confident digits whose strokes stand further from
+        // the ground (contrast alone prefers a lone edge beside the display, read in the wrong polarity as a "1").
         if (m.mode != LV_METER_MODE_COUNTER) {
-            const int polarity = digital[0].count == 0                                  ? 1
-                                 : digital[1].count == 0                                ? 0
-                                 : digital[1].contrast > digital[0].contrast ? 1 : 0;
+            const double weight[2] = {digital[0].score * digital[0].contrast, digital[1].score * digital[1].contrast};
+            const int polarity = digital[0].count == 0   ? 1
+                                 : digital[1].count == 0 ? 0
+                                 : weight[1] > weight[0] ? 1
+                                                         : 0;
             keepBetter(best, digital[polarity]);
         }
         // Read the counter in the polarity whose whole digits match the templates better (both when they are close).
@@ -966,9 +1126,11 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
             keepBetter(counter, candidate);
         }
         // Auto mode: printed digits that match the drum templates this well are a counter, whatever the
-        // seven-segment reader made of them; otherwise the more confident reading wins.
+        // seven-segment reader made of them; so is a row of drums of which the seven-segment reader found less than
+        // half (a bar between drums reads as a 1); otherwise the more confident reading wins.
         const double counterFit = std::max(fit[0], fit[1]);
-        if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 && counterFit >= kCounterFit)
+        if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 &&
+            (counterFit >= kCounterFit || 2 * best.count < counter.count))
             best = counter;
         else
             keepBetter(best, counter);

@@ -51,16 +51,16 @@ struct MeterAccuracyTests {
 
     @Test("digital_meter: 500 seven-segment displays")
     func digital() throws {
-        checkTargets(try score(mode: .digitalMeter, kinds: [.digital], seedBase: 100_000), floor: (0.93, 0.80))
+        checkTargets(try score(mode: .digitalMeter, kinds: [.digital], seedBase: 100_000), floor: (0.96, 0.88))
     }
 
     @Test("counter_meter: 500 roller counters")
     func counter() throws {
-        checkTargets(try score(mode: .counterMeter, kinds: [.counter], seedBase: 200_000), floor: (0.96, 0.92))
+        checkTargets(try score(mode: .counterMeter, kinds: [.counter], seedBase: 200_000), floor: (0.97, 0.93))
     }
 
     @Test("auto_meter: 500 meters, half of each kind")
     func auto() throws {
-        checkTargets(try score(mode: .autoMeter, kinds: [.digital, .counter], seedBase: 300_000), floor: (0.94, 0.86))
+        checkTargets(try score(mode: .autoMeter, kinds: [.digital, .counter], seedBase: 300_000), floor: (0.96, 0.90))
     }
 }
