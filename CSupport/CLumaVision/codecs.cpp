@@ -28,6 +28,10 @@ inline uint8_t scale(uint32_t value, uint32_t maxval) {
     return uint8_t((value * 255 + maxval / 2) / maxval);
 }
 
+/// Whether an image of `width` x `height` is beyond what is decoded: 2^30 pixels, OpenCV's default limit
+/// (CV_IO_MAX_IMAGE_PIXELS), so a corrupt header is refused instead of costing gigabytes.
+bool too_large(uint64_t width, uint64_t height) { return width * height > (uint64_t(1) << 30); }
+
 bool starts_with(const uint8_t *bytes, size_t length, const char *signature, size_t count) {
     return length >= count && std::memcmp(bytes, signature, count) == 0;
 }
@@ -59,7 +63,7 @@ int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out) {
     png.image.format = colour ? PNG_FORMAT_RGBA : alpha ? PNG_FORMAT_GA : PNG_FORMAT_GRAY;
     const int channels = int(PNG_IMAGE_SAMPLE_CHANNELS(png.image.format));
     if (png.image.width == 0 || png.image.height == 0 || png.image.width > uint32_t(INT_MAX / channels) ||
-        png.image.height > uint32_t(INT_MAX))
+        png.image.height > uint32_t(INT_MAX) || too_large(png.image.width, png.image.height))
         return -EIO;
     cv::Mat decoded(int(png.image.height), int(png.image.width), CV_8UC(channels));
     if (!png_image_finish_read(&png.image, nullptr, decoded.data, png_int_32(decoded.step[0]), nullptr)) return -EIO;
@@ -175,7 +179,7 @@ int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out) {
     int width = 0, height = 0, subsampling = 0, colourspace = 0;
     if (tjDecompressHeader3(jpeg.handle, bytes, (unsigned long)length, &width, &height, &subsampling, &colourspace) !=
             0 ||
-        width <= 0 || height <= 0)
+        width <= 0 || height <= 0 || too_large(uint64_t(width), uint64_t(height)))
         return -EIO;
     // TurboJPEG converts YCbCr and grey JPEGs to grey itself (the luma plane, as libjpeg's JCS_GRAYSCALE output that
     // OpenCV asked for), but not CMYK: those are decoded as CMYK and converted here.
@@ -230,7 +234,7 @@ public:
         } else if (uint64_t(end_ - at_) < samples) {
             return -EIO;  // every ASCII sample takes at least one character
         }
-        if (width > uint32_t(INT_MAX) || height > uint32_t(INT_MAX)) return -EIO;
+        if (width > uint32_t(INT_MAX) || height > uint32_t(INT_MAX) || too_large(width, height)) return -EIO;
         out.create(int(height), int(width), CV_8UC1);
         for (uint32_t y = 0; y < height; ++y) {
             uint8_t *row = out.ptr<uint8_t>(int(y));
@@ -333,7 +337,9 @@ int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
     }
     const bool topDown = height < 0;
     if (topDown) height = -height;
-    if (width <= 0 || height <= 0 || width > INT_MAX || height > INT_MAX) return -EIO;
+    if (width <= 0 || height <= 0 || width > INT_MAX || height > INT_MAX ||
+        too_large(uint64_t(width), uint64_t(height)))
+        return -EIO;
 
     // Channel masks for 16 and 32 bits: the defaults (5-5-5, 8-8-8), or BITFIELDS after (or in) the header.
     uint32_t masks[3] = {0, 0, 0};
