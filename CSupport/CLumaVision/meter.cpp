@@ -674,8 +674,8 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         out.confidence[i] = float(100 * readings[i].confidence);
     }
     out.count = cellCount;
-    // Decimal point: the strongest dot at the baseline between two digits, if it is lit and stands out from the
-    // unlit points (which LCDs show faintly).
+    // Decimal point: the strongest dot at the baseline in the middle of the gap between two digits, if it is lit and
+    // stands out from the unlit points (which LCDs show faintly).
     const int dot = std::max(1, int(std::lround(std::min(0.07 * h, 0.5 * (pitch - wd)))));
     cv::boxFilter(m.strokes, m.boxed, -1, cv::Size(dot, dot));
     double dots[LV_METER_MAX_DIGITS] = {};
@@ -685,7 +685,9 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
         const double space = next - right;
         if (space < 1) continue;
-        const double inset = std::min(dot / 2.0, std::max(0.0, (space - 1) / 2));
+        // Only the gap's middle: the point is centred in it, and near either digit a stroke of that digit (in a
+        // cell placed a little off) would pass for a lit point.
+        const double inset = std::min(std::max(dot / 2.0, 0.3 * space), std::max(0.0, (space - 1) / 2));
         cv::Rect r(int(std::floor(right + inset)), int(std::floor(row.bottom + row.shift(right + space / 2) - 0.2 * h)),
                    std::max(1, int(std::lround(space - 2 * inset))), std::max(1, int(0.26 * h)));
         r &= cv::Rect(0, 0, m.boxed.cols, m.boxed.rows);
