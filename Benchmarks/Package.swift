@@ -4,9 +4,7 @@
 //   cd Benchmarks && swift package benchmark                      # run every suite (see ../scripts/bench.sh)
 //   swift package benchmark thresholds check --metric mallocCountTotal   # the allocation guard
 //
-// One executable target per suite, each under Benchmarks/<Suite>/ as the Benchmark plugin requires. Suites still to
-// come, one target each, added by the issues that bring their recognizers: SecureQRBenchmarks (secure-QR recognizer
-// at 1920x1080) and MeterBenchmarks (meter recognizer at 1920x1080).
+// One executable target per suite, each under Benchmarks/<Suite>/ as the Benchmark plugin requires.
 import PackageDescription
 
 let benchmark: Target.Dependency = .product(name: "Benchmark", package: "benchmark")
@@ -26,11 +24,12 @@ let package = Package(
         .systemLibrary(
             name: "CBenchTurboJPEG", path: "Sources/CBenchTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
-        // Generated frames (codes on flat, textured and noisy backgrounds) and measuring helpers shared by the suites.
+        // Packed frames, the recognizer-stream harness and measuring helpers shared by the suites (the frames themselves
+        // are LumaScan's SyntheticScene, which `lumascan bench` draws too).
         .target(
             name: "BenchmarkFrames",
             dependencies: [
-                "CBenchTurboJPEG", .product(name: "LumaScan", package: "LumaScan"),
+                "CBenchTurboJPEG", benchmark, .product(name: "LumaScan", package: "LumaScan"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]),
 
@@ -43,6 +42,12 @@ let package = Package(
         .executableTarget(
             name: "BarcodeBenchmarks", dependencies: [benchmark, "BenchmarkFrames"],
             path: "Benchmarks/BarcodeBenchmarks", plugins: plugins),
+        .executableTarget(
+            name: "SecureQRBenchmarks", dependencies: [benchmark, "BenchmarkFrames"],
+            path: "Benchmarks/SecureQRBenchmarks", plugins: plugins),
+        .executableTarget(
+            name: "MeterBenchmarks", dependencies: [benchmark, "BenchmarkFrames"],
+            path: "Benchmarks/MeterBenchmarks", plugins: plugins),
         .executableTarget(
             name: "EngineBenchmarks", dependencies: [benchmark, "BenchmarkFrames"],
             path: "Benchmarks/EngineBenchmarks", plugins: plugins),

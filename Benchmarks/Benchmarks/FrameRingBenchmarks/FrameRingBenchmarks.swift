@@ -16,7 +16,7 @@ let benchmarks: @Sendable () -> Void = {
     // One frame at a time: the producer pushes a frame and waits until the consumer has popped and released it and
     // the buffer is back (push -> pop -> release -> reclaim). Each scaled iteration is one round trip: two handoffs,
     // each a cache line moving between cores.
-    Benchmark("handoff round trip") { (benchmark: Benchmark, ring: RingHarness) in
+    Benchmark("handoff-round-trip") { (benchmark: Benchmark, ring: RingHarness) in
         for index in benchmark.scaledIterations {
             _ = ring.producer.push(ring.frame(buffer: 0, index: index))
             var spins = 0
@@ -30,7 +30,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // Streaming: the producer keeps the ring full (8 buffers, 4 slots, rejecting when full as for a finite source)
     // while the consumer drains it. Each scaled iteration is one frame at the ring's throughput.
-    Benchmark("handoff streaming") { (benchmark: Benchmark, ring: RingHarness) in
+    Benchmark("handoff-streaming") { (benchmark: Benchmark, ring: RingHarness) in
         // The producer's free buffers, on the stack: the measured loop allocates nothing itself.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: ring.bufferCount) { free in
             var count = 0

@@ -11,23 +11,23 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(2), maxIterations: 1000,
         thresholds: [.mallocCountTotal: BenchmarkThresholds(absolute: [.p90: 0])])
 
-    for (width, height) in Scenes.sizes {
-        let spec = SceneSpec(width: width, height: height, background: .noisy, code: .ean13)
+    for (width, height) in SyntheticScene.sizes {
+        let spec = SyntheticScene(width: width, height: height, background: .noisy, code: .ean13)
 
-        Benchmark("YUYV to luma \(width)x\(height)") { (benchmark: Benchmark, state: PixelState) in
+        Benchmark("YUYV-to-luma-\(width)x\(height)") { (benchmark: Benchmark, state: PixelState) in
             for _ in benchmark.scaledIterations {
                 blackHole(try? state.extractor.luma(of: state.bytes, bytesUsed: state.bytesUsed).baseAddress)
             }
         } setup: {
-            PixelState(PackedFrame.yuyv(Scenes.image(spec)))
+            PixelState(PackedFrame.yuyv(try spec.image()))
         }
 
-        Benchmark("MJPEG to luma \(width)x\(height)") { (benchmark: Benchmark, state: PixelState) in
+        Benchmark("MJPEG-to-luma-\(width)x\(height)") { (benchmark: Benchmark, state: PixelState) in
             for _ in benchmark.scaledIterations {
                 blackHole(try? state.extractor.luma(of: state.bytes, bytesUsed: state.bytesUsed).baseAddress)
             }
         } setup: {
-            guard let frame = PackedFrame.mjpeg(Scenes.image(spec)) else {
+            guard let frame = PackedFrame.mjpeg(try spec.image()) else {
                 fatalError("TurboJPEG could not encode the \(spec) frame")
             }
             return PixelState(frame)

@@ -70,7 +70,8 @@ public final class TimedRecognizer: Recognizer, @unchecked Sendable {
 
     /// The engine's steady state from frame `first` (0-based, in processing order) to the last frame recorded:
     /// wall time per frame from the start of frame `first` to the start of the last one, the recognizer's share of
-    /// it, and allocations per frame over the same frames, in all and outside the recognizer's calls. `nil` when fewer than `first + 2` frames were recorded.
+    /// it, and allocations per frame over the same frames, in all and outside the recognizer's calls. `nil` when
+    /// fewer than `first + 2` frames were recorded.
     public func steadyState(from first: Int) -> SteadyState? {
         let last = starts.count - 1
         guard last > first else { return nil }

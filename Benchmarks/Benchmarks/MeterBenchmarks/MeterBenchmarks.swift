@@ -1,0 +1,21 @@
+// Meter: LumaScan's MeterRecognizer (auto mode: seven-segment and roller-counter readers on the cutout's crop) at
+// 1920x1080 on noisy (σ 4) and flat frames with a seven-segment meter in SyntheticScene.meterCutout and without one,
+// against raw zbar with its defaults on the same frame, for scale (see RecognizerSuite.swift for the two benchmarks
+// per frame). The recognizer is reset after each completion (every third frame), so every frame is read in full.
+import Benchmark
+import BenchmarkFrames
+import LumaScan
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = recognizerSuiteConfiguration()
+    for background in [SyntheticScene.Background.noisy, .flat] {
+        for code in [SyntheticScene.Code.meter, .none] {
+            let scene = SyntheticScene(width: 1920, height: 1080, background: background, code: code)
+            registerRecognizerBenchmarks(name: "meter-\(scene.name)") {
+                try RecognizerStream(scene: scene, zbarSymbologies: nil, resetOnCompletion: true) { logger in
+                    try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
+                }
+            }
+        }
+    }
+}
