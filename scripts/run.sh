@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's run command: installs what is missing, builds lumascan, and scans the first camera; with no camera,
-# it scans the bundled sample images. Extra arguments go to `lumascan scan`.
+# it replays the bundled sample recording Samples/kiosk-demo.lsrec at its recorded pace, as a camera would deliver it
+# (3.5 s; scripts/make-sample-recording.sh makes it from Samples/*.png). Extra arguments go to `lumascan scan`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -d /opt/swift/usr/bin ]] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -18,6 +19,6 @@ if [[ -n "$camera" ]]; then
   echo "run: scanning $camera (Ctrl-C stops)" >&2
   exec "$lumascan" scan --device "$camera" --results-only "$@"
 else
-  echo "run: no camera found; scanning the bundled sample images in Samples/" >&2
-  exec "$lumascan" scan --input Samples "$@"
+  echo "run: no camera found; replaying the bundled sample recording Samples/kiosk-demo.lsrec" >&2
+  exec "$lumascan" scan --input Samples/kiosk-demo.lsrec --realtime --results-only "$@"
 fi

@@ -43,6 +43,9 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let timeout = Code("timeout")
         /// A frame cannot be read: a corrupt or truncated JPEG, or a buffer shorter than its format needs.
         public static let corruptFrame = Code("corruptFrame")
+        /// A recording file is damaged: cut off, a frame marker missing, unknown flags, timestamps going back, or
+        /// bytes after the frames its header counts. The message names the file and the byte offset.
+        public static let corruptRecording = Code("corruptRecording")
         /// Any other failure; ``CaptureError/errno`` says which.
         public static let other = Code("other")
 

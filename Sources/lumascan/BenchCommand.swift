@@ -22,7 +22,8 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure recognizer throughput on this machine, against raw zbar on the same frames.",
         discussion: """
-            Frames come from --input (an image file or a folder, read as a camera stream) or are generated \
+            Frames come from --input (a recording, replayed as fast as possible, or an image file or a folder, read \
+            as a camera stream) or are generated \
             (--synthetic WxH, LumaScan's SyntheticScene frames, 10 frames each in turn, on a textured background \
             with sensor noise by default: for barcode an EAN-13, a QR code and no code; for secure-qr a secure QR \
             code and no code; for meter a seven-segment meter in SyntheticScene.meterCutout and no meter). \
@@ -33,7 +34,9 @@ struct BenchCommand: ParsableCommand {
             a summary, or one JSON object with --json. A progress bar goes to stderr when it is a terminal.
             """)
 
-    @Option(help: "An image file or a folder of images to read frames from.")
+    @Option(
+        help:
+            "A recording (.\(RecordingFormat.fileExtension)), an image file or a folder of images to read frames from.")
     var input: String?
 
     @Option(help: "Generate frames of this size (WxH); the default when no --input is given is 1920x1080.")
@@ -288,6 +291,9 @@ enum BenchFrameSource {
     /// A source of `frames` frames: finite (every frame processed), or for synthetic frames paced at `fps`, live.
     func make(frames: Int, fps: Double?, logger: Logger) -> any FrameSource {
         switch self {
+        case .files(let path) where RecordingFormat.isRecording(at: path):
+            // As fast as possible, every frame processed; read times as capture times, so latency is measured.
+            return RecordingSource(path: path, captureTimes: .dequeued, logger: logger)
         case .files(let path):
             return ImageFileSource(path: path, logger: logger)
         case .synthetic(let images, _):

@@ -32,7 +32,8 @@ struct LumaScanCommand: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ScanCommand.self, DevicesCommand.self, ControlsCommand.self, ConfigCommand.self, SecureQRCommand.self,
+            ScanCommand.self, RecordCommand.self, DevicesCommand.self, ControlsCommand.self, ConfigCommand.self,
+            SecureQRCommand.self,
             BenchCommand.self,
         ],
         defaultSubcommand: ScanCommand.self)

@@ -8,34 +8,36 @@ import LumaScan
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Scan a camera or image files for barcodes; print one JSON object per event on stdout.",
+        abstract: "Scan a camera, a recording or image files for barcodes; print one JSON object per event on stdout.",
         discussion: """
             With no --device and no --input, scans the first camera found. Each line on stdout is one JSON event \
             (schema version \(EventJSON.schemaVersion), see the README); a summary and the statistics go to stderr \
-            at exit. With --input, each image is scanned once in still-image mode (trying harder than on a stream) \
-            and each report carries the image's path.
+            at exit. With --input on images, each image is scanned once in still-image mode (trying harder than on \
+            a stream) and each report carries the image's path. With --input on a recording \
+            (.\(RecordingFormat.fileExtension), from `lumascan record`), its frames go through the engine as a \
+            camera's would, as fast as possible by default, or at their recorded pace with --realtime.
             """)
 
     @Option(help: "The V4L2 device to scan, such as /dev/video0.")
     var device: String?
 
-    @Option(help: "An image file or a folder of images (PNG, JPEG, PGM, PPM, BMP) to scan instead of a camera.")
+    @Option(
+        help: """
+            A recording (.\(RecordingFormat.fileExtension)), an image file or a folder of images (PNG, JPEG, PGM, PPM, \
+            BMP) to scan instead of a camera.
+            """)
     var input: String?
+
+    @Flag(help: "Replay a recording at its recorded pace, as a live camera, rather than as fast as possible.")
+    var realtime = false
+
+    @Flag(help: "With --realtime, replay the recording over and over, as a camera streams, until stopped.")
+    var loop = false
 
     @Option(help: "A JSON configuration (see `lumascan config default`); command-line options override its camera.")
     var config: String?
 
-    @Option(help: "The camera's pixel format (YUYV, UYVY, GREY, NV12, YU12, MJPG); default: the best it offers.")
-    var format: String?
-
-    @Option(help: "The capture size as WxH; the nearest size the camera offers wins.")
-    var size: String?
-
-    @Option(help: "The frame rate to ask the camera for.")
-    var fps: Double?
-
-    @Option(help: "Capture buffers to request from the driver.")
-    var buffers: Int = 4
+    @OptionGroup var capture: CaptureOptions
 
     @Option(
         help: "Symbologies to read, comma-separated (\(Symbology.allCases.map(\.rawValue).joined(separator: ","))).")
@@ -60,14 +62,15 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         if device != nil && input != nil { throw ValidationError("--device and --input exclude each other") }
+        if realtime || loop, !(input.map(RecordingFormat.isRecording(at:)) ?? false) {
+            throw ValidationError(
+                "--realtime and --loop replay a recording: give --input FILE.\(RecordingFormat.fileExtension)")
+        }
+        if loop && !realtime { throw ValidationError("--loop replays at the recorded pace: add --realtime") }
         if config != nil && symbologies != nil {
             throw ValidationError(
                 "--symbologies and --config exclude each other: set barcodeConfig.symbologies instead")
         }
-        if let format, PixelFormat(format) == nil { throw ValidationError("--format: '\(format)' is not a fourcc") }
-        if let size, parseSize(size) == nil { throw ValidationError("--size: '\(size)' is not WxH") }
-        if let fps, !(fps > 0) { throw ValidationError("--fps: must be above 0") }
-        if buffers < 2 || buffers > 32 { throw ValidationError("--buffers: \(buffers) is outside 2...32") }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames: must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("--duration: must be above 0") }
         _ = try parsedSymbologies()
@@ -80,16 +83,18 @@ struct ScanCommand: ParsableCommand {
         let source: any FrameSource
         var imageSource: ImageFileSource?
         var camera: V4L2Camera?
-        if let input {
+        let isRecording = input.map(RecordingFormat.isRecording(at:)) ?? false
+        if let input, isRecording {
+            let pacing: RecordingSource.Pacing = realtime ? .recorded(loop: loop) : .asFastAsPossible
+            source = RecordingSource(path: input, pacing: pacing, bufferCount: capture.buffers, logger: logger)
+        } else if let input {
             let images = ImageFileSource(path: input, logger: logger)
             imageSource = images
             source = images
         } else {
-            var settings = configuration?.cameraConfig.cameraSettings ?? CameraSettings()
-            if let format { settings.pixelFormat = PixelFormat(format) }
-            if let size { settings.size = parseSize(size) }
-            if let fps { settings.fps = fps }
-            if configuration == nil || buffers != 4 { settings.bufferCount = buffers }
+            let settings = capture.settings(
+                over: configuration?.cameraConfig.cameraSettings ?? CameraSettings(),
+                alwaysSetBuffers: configuration == nil)
             let configured = configuration.flatMap { $0.cameraConfig.isAutomaticDevice ? nil : $0.cameraConfig.device }
             let path = try device ?? configured ?? firstCamera(logger: logger)
             let opened = V4L2Camera(device: path, settings: settings, logger: logger)
@@ -98,7 +103,8 @@ struct ScanCommand: ParsableCommand {
         }
         var plugin: ScanPlugin
         do {
-            plugin = try makePlugin(configuration: configuration, stillImage: input != nil, logger: logger)
+            plugin = try makePlugin(
+                configuration: configuration, stillImage: input != nil && !isRecording, logger: logger)
         } catch {
             throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
         }
