@@ -9,8 +9,9 @@
 //   what recognition has no time for), measured over the second half of 40000 frames: the engine's own cost per
 //   frame. (The first ~1024 events of an engine's life grow the `events` stream's buffer, about ten allocations in
 //   all; at this frame rate the delivery thread is still doing so thousands of frames in.)
-// - "latency-...": a live source paced at 30 fps with the barcode recognizer; each frame's capture-to-delivery time
-//   (the delegate's call) after the first second is one sample.
+// - "latency-...": a live source paced at 30 fps with the barcode recognizer, or with the null recognizer for the
+//   engine's own latency; each frame's capture-to-delivery time (the delegate's call) after the first second is one
+//   sample.
 import Benchmark
 import BenchmarkFrames
 import Logging
@@ -56,32 +57,43 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Capture to delivery at 30 fps: with the barcode recognizer at each size, and with the null recognizer at 1080p,
+    // whose latency is the engine's own (ring, luma view, report, delivery queue and thread hand-offs).
     for (width, height) in SyntheticScene.sizes {
         let spec = SyntheticScene(width: width, height: height, background: .noisy, code: .ean13)
-        Benchmark(
-            "latency-30fps-barcode-\(spec.name)",
-            configuration: .init(
-                metrics: [EngineMetrics.latency, EngineMetrics.dropped], warmupIterations: 0, maxDuration: .seconds(8),
-                maxIterations: 2, thresholds: nil)
-        ) { benchmark in
-            let image = try spec.image()
-            let frames = 120
-            let source = SyntheticSource(images: [image], fps: 30)
-            let engine = ScanEngine(
-                source: source, recognizers: [barcodeRecognizer()], options: .init(frameLimit: frames),
-                logger: logger)
-            let delegate = LatencyDelegate(capacity: frames)
-            engine.delegate = delegate
-            do { try engine.start() } catch { fatalError("the engine did not start: \(error)") }
-            engine.waitUntilFinished()
-            // Skip the first second (start-up, cold caches); every later frame is one sample.
-            for latency in delegate.latencies.dropFirst(30) {
-                benchmark.measurement(EngineMetrics.latency, Int(latency / 1000))
-            }
-            let statistics = engine.statistics
-            benchmark.measurement(
-                EngineMetrics.dropped, Int(statistics.framesDroppedByRing + statistics.framesDroppedByDriver))
+        latencyBenchmark("latency-30fps-barcode-\(spec.name)", spec: spec) { barcodeRecognizer() }
+    }
+    latencyBenchmark(
+        "latency-30fps-null-recognizer-1920x1080",
+        spec: SyntheticScene(width: 1920, height: 1080, background: .flat, code: .none)
+    ) { NullRecognizer() }
+}
+
+/// Registers a benchmark of capture-to-delivery latency: 120 frames of `spec` from a source paced at 30 fps through
+/// an engine with `recognizer`; each frame's latency after the first second is one sample.
+func latencyBenchmark(_ name: String, spec: SyntheticScene, recognizer: @escaping @Sendable () -> any Recognizer) {
+    Benchmark(
+        name,
+        configuration: .init(
+            metrics: [EngineMetrics.latency, EngineMetrics.dropped], warmupIterations: 0, maxDuration: .seconds(8),
+            maxIterations: 2, thresholds: nil)
+    ) { benchmark in
+        let image = try spec.image()
+        let frames = 120
+        let source = SyntheticSource(images: [image], fps: 30)
+        let engine = ScanEngine(
+            source: source, recognizers: [recognizer()], options: .init(frameLimit: frames), logger: logger)
+        let delegate = LatencyDelegate(capacity: frames)
+        engine.delegate = delegate
+        do { try engine.start() } catch { fatalError("the engine did not start: \(error)") }
+        engine.waitUntilFinished()
+        // Skip the first second (start-up, cold caches); every later frame is one sample.
+        for latency in delegate.latencies.dropFirst(30) {
+            benchmark.measurement(EngineMetrics.latency, Int(latency / 1000))
         }
+        let statistics = engine.statistics
+        benchmark.measurement(
+            EngineMetrics.dropped, Int(statistics.framesDroppedByRing + statistics.framesDroppedByDriver))
     }
 }
 
