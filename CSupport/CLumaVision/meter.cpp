@@ -52,6 +52,18 @@ constexpr double kWorkingArea = 48000;
 constexpr int kStripCount = 5;
 constexpr double kDrumPitches[kStripCount] = {1.42, 1.25, 1.33, 1.51, 1.6};
 
+/// The seven-segment reader's second stroke map closes the background with a square this fraction of the digit
+/// height: wider than the thickest stroke (0.17), narrower than glare.
+constexpr double kSquare = 0.25;
+
+/// In auto mode, a seven-segment reading of at least kSureDigits digits whose least confident digit reaches
+/// kSureDigital is a sure one: the counter reader searches less hard, and overrules it only with more digits.
+constexpr int kSureDigits = 3;
+constexpr float kSureDigital = 60;
+
+/// A counter's drum pitch is at most this many times its widest digit.
+constexpr double kPitchPerWidth = 1.8;
+
 /// In auto mode, whole digits whose mean template match reaches this are taken for a roller counter's.
 constexpr double kCounterFit = 0.85;
 
@@ -123,8 +135,12 @@ struct lv_meter {
     cv::Mat grey;
     double scale = 1;
     // Scratch images, reused from frame to frame.
-    cv::Mat work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, dilated, labels, stats,
-        centroids, boxed;
+    cv::Mat reduced, work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, dilated, labels,
+        stats, centroids, boxed;
+    // The auto mode's copy of the first binary stroke map of each polarity, for the counter reader after the
+    // seven-segment reader's turn.
+    cv::Mat firstBinary[2];
+    std::vector<uint16_t> rowSums;
     cv::Mat region, regionScaled, patch, patchSmall, match, profile;
     std::vector<uint8_t> png;
     std::vector<Blob> blobs;
@@ -231,13 +247,46 @@ float correlate(const Strip &strip, const cv::Mat &patch, int y, int x) {
 #endif
 }
 
+/// Averages `grey` over blocks of `factor` x `factor` pixels (at most 16) into `out`, dropping the partial blocks at
+/// the right and bottom edges; `sums` is scratch. Sums of a block's rows first, then of their columns, so the inner
+/// loops are plain adds the compiler vectorises.
+void reduceBlocks(const cv::Mat &grey, int factor, std::vector<uint16_t> &sums, cv::Mat &out) {
+    const int cols = grey.cols / factor, rows = grey.rows / factor, width = cols * factor;
+    out.create(rows, cols, CV_8UC1);
+    sums.resize(size_t(width));
+    const uint32_t area = uint32_t(factor * factor), half = area / 2;
+    for (int y = 0; y < rows; ++y) {
+        uint16_t *sum = sums.data();
+        std::fill(sum, sum + width, uint16_t(0));
+        for (int r = 0; r < factor; ++r) {
+            const uint8_t *in = grey.ptr<uint8_t>(y * factor + r);
+            for (int x = 0; x < width; ++x) sum[x] = uint16_t(sum[x] + in[x]);  // at most 16 * 255
+        }
+        uint8_t *o = out.ptr<uint8_t>(y);
+        for (int x = 0; x < cols; ++x) {
+            uint32_t total = 0;
+            for (int k = 0; k < factor; ++k) total += sum[x * factor + k];
+            o[x] = uint8_t((total + half) / area);
+        }
+    }
+}
+
 /// Scales the crop to the working size (about kWorkingArea pixels, at most twice enlarged) with light smoothing.
 void prepare(lv_meter &m) {
     const cv::Mat &grey = m.grey;
     const double scale = std::min(2.0, std::sqrt(kWorkingArea / (double(grey.cols) * grey.rows)));
     const cv::Size size(std::max(8, int(std::lround(grey.cols * scale))),
                         std::max(8, int(std::lround(grey.rows * scale))));
-    cv::resize(grey, m.work, size, 0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    // A large crop (a 1080p frame's) is first averaged over blocks of the largest whole factor that keeps it at least
+    // the working size, then area-resized from there: OpenCV's area resize of the whole crop by a fractional factor
+    // cost more than all the rest of the seven-segment reader.
+    const int factor = scale < 1 ? std::min(16, int(std::floor(1 / scale))) : 1;
+    if (factor >= 2) {
+        reduceBlocks(grey, factor, m.rowSums, m.reduced);
+        cv::resize(m.reduced, m.work, size, 0, 0, cv::INTER_AREA);
+    } else {
+        cv::resize(grey, m.work, size, 0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    }
     m.scale = double(size.width) / grey.cols;
     cv::GaussianBlur(m.work, m.smooth, cv::Size(3, 3), 0);
 }
@@ -246,8 +295,12 @@ void prepare(lv_meter &m) {
 /// pixel within `horizontal` pixels on its row. Digit strokes are narrower than that; panel edges, the meter body and
 /// a counter's face are not, and neither is shading that varies from row to row (drum curvature, glare), so they give
 /// nothing. With `vertical` > 0, structures taller than that (the bars between a counter's drums) give nothing
-/// either: the background is the lesser of the row-wise and column-wise closings.
-void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical) {
+/// either: the background is the lesser of the row-wise and column-wise closings. With `square` > 0 (wider than any
+/// stroke), the background is also at most the closing by a square that size: glare and shading that vary within the
+/// row-wise element (a bright spot on a display) then give nothing either, where a row-wise closing alone turns them
+/// into strokes. With `horizontal` = 0, the background starts from the last call's (in m.closed) instead of a new
+/// row-wise closing.
+void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical, int square = 0) {
     const int op = lightOnDark ? cv::MORPH_OPEN : cv::MORPH_CLOSE;
     // Each closing runs on the image extended by its edge, as far as the structuring element reaches: OpenCV's
     // morphology ignores what lies beyond the image, so near the crop's edge the closing would reach over the meter
@@ -259,9 +312,16 @@ void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical) {
                          cv::getStructuringElement(cv::MORPH_RECT, cv::Size(width, height)));
         m.paddedClosed(cv::Rect(x, y, m.smooth.cols, m.smooth.rows)).copyTo(out);
     };
-    close(horizontal, 1, m.closed);
+    if (horizontal > 0) close(horizontal, 1, m.closed);
     if (vertical > 0) {
         close(1, vertical, m.closedVertical);
+        if (lightOnDark)
+            cv::max(m.closed, m.closedVertical, m.closed);
+        else
+            cv::min(m.closed, m.closedVertical, m.closed);
+    }
+    if (square > 0) {
+        close(square, square, m.closedVertical);
         if (lightOnDark)
             cv::max(m.closed, m.closedVertical, m.closed);
         else
@@ -314,8 +374,8 @@ double binarise(lv_meter &m) {
 }
 
 /// Fills in a row's members (those of m.blobs that `belongs` accepts, left to right, none overlapping an earlier one)
-/// and its geometry: height, centre line and tilt.
-template <typename Belongs> bool collectRow(lv_meter &m, Row &row, Belongs belongs) {
+/// and its geometry: height, centre line and tilt (from the members' edges with `byEdges`, for seven-segment digits).
+template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges, Belongs belongs) {
     row.members.clear();
     for (const Blob &b : m.blobs)
         if (belongs(b)) row.members.push_back(b);
@@ -334,7 +394,40 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, Belongs belon
     row.bottom = median(m.scratch);
     row.height = std::max(4.0, row.bottom - row.top);
     row.centre = (row.top + row.bottom) / 2;
-    // Tilt: a least-squares line through the centres of the members of about the row's height.
+    if (byEdges) {
+        // Tilt: the median of the slopes between the members' tops and between their bottoms, over pairs far enough
+        // apart (Theil-Sen). A seven-segment digit without a top or bottom segment (4, 7, 1) moves its blob's edge,
+        // and with it the centre a least-squares line through the centres would follow, by a stroke's width; a
+        // median ignores it.
+        double sx = 0;
+        for (const Blob &b : members) sx += b.cx();
+        row.x0 = sx / double(members.size());
+        row.slope = 0;
+        m.scratch.clear();
+        for (size_t i = 0; i < members.size(); ++i)
+            for (size_t j = i + 1; j < members.size(); ++j) {
+                const Blob &a = members[i], &b = members[j];
+                const double dx = b.cx() - a.cx();
+                if (dx < 0.5 * row.height) continue;
+                m.scratch.push_back((b.y - a.y) / dx);
+                m.scratch.push_back((b.y + b.h - a.y - a.h) / dx);
+            }
+        if (!m.scratch.empty()) row.slope = std::clamp(median(m.scratch), -0.1, 0.1);
+        // The centre line through the mean of the centres of the members of about the row's height, at its middle
+        // column; the height is the medians' above.
+        double count = 0, sy = 0;
+        for (const Blob &b : members)
+            if (std::fabs(b.h - row.height) <= 0.15 * row.height) {
+                count += 1;
+                sy += b.cy() - row.slope * (b.cx() - row.x0);
+            }
+        if (count > 0) row.centre = sy / count;
+        row.top = row.centre - row.height / 2;
+        row.bottom = row.centre + row.height / 2;
+        return true;
+    }
+    // Tilt: a least-squares line through the centres of the members of about the row's height (printed digits are
+    // all of one height).
     double count = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const Blob &b : members)
         if (std::fabs(b.h - row.height) <= 0.15 * row.height) {
@@ -392,14 +485,14 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
     row.members.clear();
     if (bestIndex < 0) return false;
     const Blob seed = m.blobs[size_t(bestIndex)];
-    if (!collectRow(m, row, [&](const Blob &b) {
+    if (!collectRow(m, row, joinSegments, [&](const Blob &b) {
             return std::fabs(b.h - seed.h) <= tolerance * seed.h && std::fabs(b.cy() - seed.cy()) <= 0.25 * seed.h;
         }))
         return false;
     // Again along the tilted row, which on a slightly rotated meter leaves the ends of a long row out of the first
     // pass's band around the seed.
     const double height = row.height, centre = row.centre, slope = row.slope, x0 = row.x0;
-    return collectRow(m, row, [&](const Blob &b) {
+    return collectRow(m, row, joinSegments, [&](const Blob &b) {
         return std::fabs(b.h - height) <= tolerance * height &&
                std::fabs(b.cy() - centre - slope * (b.cx() - x0)) <= 0.25 * height;
     });
@@ -436,11 +529,19 @@ cv::Rect cellRect(double left, double top, double w, double h, double u0, double
 
 // MARK: Seven-segment displays
 
+/// Reads seven-segment digits from the row-wise stroke map of `lightOnDark` (m.strokes, m.binary and m.closed, as
+/// strokeMap and binarise left them), which it changes.
 void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     out = Reading();
     out.mode = LV_METER_MODE_DIGITAL;
     out.lightOnDark = lightOnDark;
     Row &row = m.row;
+    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    // Again with the background also closed by a square a little wider than the strokes, now that their size is
+    // known: glare on the display, which the row-wise closing leaves in, joins digits into one blob or hides them
+    // under the threshold. (The row-wise closing is the caller's, still in m.closed.)
+    strokeMap(m, lightOnDark, 0, 0, odd(kSquare * row.height));
+    binarise(m);
     if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
     const double h = row.height;
     // Each member's right edge above the decimal point's height: a lit point next to a digit joins its blob.
@@ -523,17 +624,45 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         }
         if (cellCount < LV_METER_MAX_DIGITS) cells[cellCount++] = candidates[i];
     }
-    // Segment probes (fractions of the cell), in the order a b c d e f g.
-    static const double kProbe[7][5] = {
-        {0.3, -0.06, 0.7, 0.26, 1}, {0.55, 0.14, 1.08, 0.38, 0}, {0.55, 0.62, 1.08, 0.86, 0},
-        {0.3, 0.74, 0.7, 1.06, 1},  {-0.08, 0.62, 0.45, 0.86, 0}, {-0.08, 0.14, 0.45, 0.38, 0},
-        {0.3, 0.34, 0.7, 0.66, 1},
-    };
+    // Stroke width: the median of the short vertical runs of stroke pixels across the members' middle columns, which
+    // cross the horizontal segments.
+    m.scratch.clear();
+    for (const Blob &b : row.members) {
+        if (b.w < 0.35 * h) continue;  // a "1" has no horizontal segment
+        for (int x = b.x + b.w / 3; x < b.x + b.w - b.w / 3; ++x) {
+            int run = 0;
+            for (int y = b.y; y <= b.y + b.h; ++y) {
+                if (y < b.y + b.h && m.binary.at<uint8_t>(y, x)) {
+                    ++run;
+                } else {
+                    if (run > 0 && run < 0.3 * h) m.scratch.push_back(run);
+                    run = 0;
+                }
+            }
+        }
+    }
+    const double stroke = std::clamp(m.scratch.empty() ? 0.13 * h : median(m.scratch), 0.06 * h, 0.22 * h);
+    // Segment probes (fractions of the cell), in the order a b c d e f g; the last value says whether the segment is
+    // horizontal. A horizontal segment's probe spans only the columns between the vertical segments, and a vertical
+    // one's only the rows between the horizontal segments, with a pixel to spare: with thick strokes and narrow
+    // digits, fixed probes reach into the neighbouring segments (a "0" read as "8", a "5" as "9").
+    double segmentProbe[7][5];
+    {
+        const double inU = std::min(0.42, (stroke + 1) / wd + 0.03), inV = (stroke + 1) / h + 0.02;
+        const double upper0 = std::min(0.24, inV), upper1 = std::max(0.32, 0.5 - (stroke / 2 + 1) / h - 0.02);
+        const double lower0 = 1 - upper1, lower1 = 1 - upper0;
+        const double probes[7][5] = {
+            {inU, -0.06, 1 - inU, 0.26, 1},   {0.55, upper0, 1.08, upper1, 0}, {0.55, lower0, 1.08, lower1, 0},
+            {inU, 0.74, 1 - inU, 1.06, 1},    {-0.08, lower0, 0.45, lower1, 0}, {-0.08, upper0, 0.45, upper1, 0},
+            {inU, 0.34, 1 - inU, 0.66, 1},
+        };
+        std::memcpy(segmentProbe, probes, sizeof segmentProbe);
+    }
     double value[LV_METER_MAX_DIGITS][7];
     m.values.clear();
     for (int i = 0; i < cellCount; ++i)
         for (int s = 0; s < 7; ++s) {
-            const double *p = kProbe[s];
+            const double *p = segmentProbe[s];
             const double top = row.top + row.shift(cells[i].left + wd / 2);
             value[i][s] = probe(m, cellRect(cells[i].left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
             m.values.push_back(value[i][s]);
@@ -648,7 +777,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         double values[7];
         const double top = row.top + row.shift(left + wd / 2);
         for (int s = 0; s < 7; ++s) {
-            const double *p = kProbe[s];
+            const double *p = segmentProbe[s];
             values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
         }
         r = classify(values, left);
@@ -909,7 +1038,7 @@ struct DrumRow {
 /// Finds the drums with the current stroke map: the whole digits (bars between drums taken out by a column-wise
 /// closing a little taller than the digits), the pitch between them, and drums beyond them that hold a digit
 /// caught mid-roll.
-bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums) {
+bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough = true) {
     drums = DrumRow();
     // First pass: the stroke map the caller made (row-wise closing only), for the digits' height. Second pass: a
     // row-wise closing just wider than a digit (so a slightly rotated window edge leaves no sliver) and a column-wise
@@ -937,13 +1066,15 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums) {
         consider(first);
         attempt(first.height);
     }
-    if (!haveFirst || drums.row.members.size() < 3)
+    if (thorough && (!haveFirst || drums.row.members.size() < 3))
         for (double fraction : {0.3, 0.45, 0.6}) attempt(fraction * m.smooth.rows);
     if (drums.row.members.empty()) return false;
     const Row &row = drums.row;
     const double h = row.height;
-    // Drum pitch from the centres of the whole digits in view: the smallest step between neighbours (drums are at
-    // least 0.4 digit heights apart), refined over the steps that are whole multiples of it.
+    // Drum pitch from the centres of the whole digits in view: the largest step of which most steps between
+    // neighbours are whole multiples (a drum whose digit was lost leaves a double step; a blob beside the digits, a
+    // window's edge, leaves a step that fits nothing), refined over those steps. Drums are at least 0.4 digit heights
+    // apart.
     double pitch = 0.9 * h;
     m.scratch.clear();
     for (size_t i = 1; i < row.members.size(); ++i) {
@@ -951,30 +1082,88 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums) {
         if (step > 0.4 * h) m.scratch.push_back(step);
     }
     if (!m.scratch.empty()) {
-        const double base = *std::min_element(m.scratch.begin(), m.scratch.end());
-        double sum = 0, units = 0;
-        for (double step : m.scratch) {
-            const double k = std::round(step / base);
-            if (k >= 1 && std::fabs(step / base - k) < 0.2) {
-                sum += step;
-                units += k;
+        auto fits = [&](double base, double *sum, double *units) {
+            int count = 0;
+            for (double step : m.scratch) {
+                const double k = std::round(step / base);
+                if (k >= 1 && std::fabs(step / base - k) < 0.2) {
+                    ++count;
+                    if (sum) *sum += step;
+                    if (units) *units += k;
+                }
             }
-        }
+            return count;
+        };
+        double base = 0;
+        const size_t steps = m.scratch.size();
+        for (size_t i = 0; i < steps; ++i)
+            for (int divisor = 1; divisor <= 3; ++divisor) {
+                const double candidate = m.scratch[i] / divisor;
+                if (candidate <= 0.4 * h || candidate <= base) continue;
+                if (fits(candidate, nullptr, nullptr) >= 0.7 * double(steps)) base = candidate;
+            }
+        if (base == 0) base = *std::min_element(m.scratch.begin(), m.scratch.end());
+        // Drums sit side by side: the pitch is hardly more than a digit's width. A step much wider than that (two
+        // whole digits found, with the drums between them lost to the bars) spans several drums.
+        double widest = 0.55 * h;
+        for (const Blob &b : row.members) widest = std::max(widest, double(b.w));
+        if (base > kPitchPerWidth * widest) base /= std::ceil(base / (kPitchPerWidth * widest));
+        double sum = 0, units = 0;
+        fits(base, &sum, &units);
         if (units > 0) pitch = sum / units;
     }
-    const double x0 = row.members[0].cx();
-    double origin = 0;
-    for (const Blob &b : row.members) origin += b.cx() - std::round((b.cx() - x0) / pitch) * pitch;
-    origin /= double(row.members.size());
+    // The grid: the phase most whole digits agree with (within a fifth of a pitch); the others (a window's edge, a
+    // blob beside the counter) leave the row. Then the grid that fits the agreeing centres best (least squares over
+    // their drum numbers): perspective and the steps' rounding leave the pitch a little off, and over a long row of
+    // drums the error adds up to more than the matches' horizontal search, which the drums caught mid-roll beyond the
+    // whole digits need most.
+    std::vector<Blob> &members = drums.row.members;
+    auto onGrid = [&](double origin, const Blob &b) {
+        const double k = (b.cx() - origin) / pitch;
+        return std::fabs(k - std::round(k)) < 0.2;
+    };
+    {
+        size_t bestCount = 0;
+        double bestOrigin = members[0].cx();
+        for (const Blob &a : members) {
+            size_t count = 0;
+            for (const Blob &b : members) count += onGrid(a.cx(), b) ? 1 : 0;
+            if (count > bestCount) {
+                bestCount = count;
+                bestOrigin = a.cx();
+            }
+        }
+        members.erase(std::remove_if(members.begin(), members.end(),
+                                     [&](const Blob &b) { return !onGrid(bestOrigin, b); }),
+                      members.end());
+    }
+    const double x0 = members[0].cx();
+    double origin = x0;
+    {
+        double n = 0, sk = 0, sx = 0, skk = 0, skx = 0;
+        for (const Blob &b : members) {
+            const double k = std::round((b.cx() - x0) / pitch);
+            n += 1;
+            sk += k;
+            sx += b.cx();
+            skk += k * k;
+            skx += k * b.cx();
+        }
+        const double det = n * skk - sk * sk;
+        if (n >= 2 && det > 1e-9) {
+            const double fitted = (n * skx - sk * sx) / det;
+            if (std::fabs(fitted - pitch) < 0.1 * pitch) pitch = fitted;
+        }
+        origin = (sx - pitch * sk) / n;
+    }
     drums.pitch = pitch;
     drums.origin = origin;
     drums.lo = 0;
-    drums.hi = int(std::lround((row.members.back().cx() - x0) / pitch));
+    drums.hi = int(std::lround((members.back().cx() - origin) / pitch));
     // The font: the templates that the whole digits match better.
     {
         double fit[2] = {0, 0};
         int count = 0;
-        const std::vector<Blob> &members = row.members;
         // One whole digit a third of the way along the row decides (each match costs time).
         if (!members.empty()) {
             const Blob &b = members[members.size() / 3];
@@ -1005,9 +1194,20 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums) {
             moment += x + 0.5;
         }
         if (left < 0 || right - left + 1 < 0.3 * h) return false;
-        if (std::fabs(moment / mass - r.width / 2.0) > 0.15 * pitch) return false;
+        const double offCentre = std::fabs(moment / mass - r.width / 2.0);
+        if (offCentre > 0.2 * pitch) return false;
         const DrumMatch dm = matchDrum(m, cx, row.centre + row.shift(cx), h, lightOnDark, drums.font);
-        return dm.peak >= 0.75 || (dm.peak >= 0.6 && dm.confidence >= 0.25);
+        if (offCentre <= 0.15 * pitch && (dm.peak >= 0.75 || (dm.peak >= 0.6 && dm.confidence >= 0.25))) return true;
+        // A pair of half digits matches less well than a whole digit. To the right of a drum caught mid-roll, a
+        // drum caught as far between two digits is one too: the drums of a carry turn together.
+        if (k <= drums.hi || dm.peak < 0.6) return false;
+        const double fraction = dm.position - std::floor(dm.position);
+        if (fraction < 0.12 || fraction > 0.88) return false;
+        const double previousX = origin + (k - 1) * pitch;
+        const DrumMatch previous =
+            matchDrum(m, previousX, row.centre + row.shift(previousX), h, lightOnDark, drums.font);
+        const double previousFraction = previous.position - std::floor(previous.position);
+        return previous.peak >= 0.6 && std::fabs(previousFraction - fraction) < 0.15;
     };
     while (drums.hi - drums.lo + 1 < LV_METER_MAX_DIGITS && drum(drums.lo - 1)) --drums.lo;
     while (drums.hi - drums.lo + 1 < LV_METER_MAX_DIGITS && drum(drums.hi + 1)) ++drums.hi;
@@ -1021,6 +1221,7 @@ void readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &o
     const Row &row = drums.row;
     const double h = row.height;
     double sum = 0;
+    double rollingFraction[LV_METER_MAX_DIGITS];  // how far each drum caught mid-roll has turned; -1 for the others
     for (int k = drums.lo; k <= drums.hi && out.count < LV_METER_MAX_DIGITS; ++k) {
         const double cx = drums.origin + k * drums.pitch;
         const DrumMatch match = matchDrum(m, cx, row.centre + row.shift(cx), h, lightOnDark, drums.font);
@@ -1040,8 +1241,20 @@ void readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &o
                                   clamp01(rolling ? 0.5 + margin / 0.1 : margin / 0.2) * clamp01(edge / 0.08);
         out.digits[out.count] = char('0' + digit);
         out.confidence[out.count] = float(100 * confidence);
+        rollingFraction[out.count] = rolling ? fraction : -1;
         sum += 100 * confidence;
         ++out.count;
+    }
+    // Only the last drum turns by itself; a drum turns with it only while every drum to its right is carrying, from
+    // 9 to 0, and all of them as far. So when a drum and every one after it are caught mid-roll about as far, those
+    // after it read 9 (the lower halves of 9 and 5, or 9 and 8, match nearly alike).
+    for (int i = 0; i + 1 < out.count; ++i) {
+        bool carrying = rollingFraction[i] >= 0;
+        for (int j = i + 1; j < out.count && carrying; ++j)
+            carrying = rollingFraction[j] >= 0 && std::fabs(rollingFraction[j] - rollingFraction[i]) < 0.15;
+        if (!carrying) continue;
+        for (int j = i + 1; j < out.count; ++j) out.digits[j] = '9';
+        break;
     }
     out.box = cv::Rect(int(drums.origin + drums.lo * drums.pitch - drums.pitch / 2), int(row.top),
                        int((drums.hi - drums.lo + 1) * drums.pitch), int(h));
@@ -1100,12 +1313,19 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
         DrumRow drums[2];
         bool haveDrums[2] = {false, false};
         Reading digital[2];
+        // Both readers start from the row-wise stroke map of each polarity, and each changes it as it goes: the
+        // seven-segment reader goes first, and the counter reader starts from a copy of the first binary map.
         for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
             strokeMap(m, lightOnDark != 0, odd(0.6 * m.smooth.rows), 0);
             binarise(m);
-            if (m.mode != LV_METER_MODE_COUNTER) readDigital(m, lightOnDark != 0, digital[lightOnDark]);
-            if (m.mode != LV_METER_MODE_DIGITAL)
+            if (m.mode == LV_METER_MODE_DIGITAL) {
+                readDigital(m, lightOnDark != 0, digital[lightOnDark]);
+            } else if (m.mode == LV_METER_MODE_AUTO) {
+                m.binary.copyTo(m.firstBinary[lightOnDark]);
+                readDigital(m, lightOnDark != 0, digital[lightOnDark]);
+            } else {
                 haveDrums[lightOnDark] = findDrums(m, lightOnDark != 0, drums[lightOnDark]);
+            }
         }
         // Of the two seven-segment readings, the one with more confident digits whose strokes stand further from
         // the ground (contrast alone prefers a lone edge beside the display, read in the wrong polarity as a "1").
@@ -1116,6 +1336,16 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
                                  : weight[1] > weight[0] ? 1
                                                          : 0;
             keepBetter(best, digital[polarity]);
+        }
+        // Auto mode: after a confident seven-segment reading of several digits, the counter reader does not search
+        // for drums at several digit heights when its first stroke map shows none (its costliest step): a
+        // counter's digits that the seven-segment reader reads that well stand out in the first map too.
+        const bool sure = best.count >= kSureDigits && best.readingConfidence >= kSureDigital;
+        if (m.mode == LV_METER_MODE_AUTO) {
+            for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
+                std::swap(m.binary, m.firstBinary[lightOnDark]);
+                haveDrums[lightOnDark] = findDrums(m, lightOnDark != 0, drums[lightOnDark], !sure);
+            }
         }
         // Read the counter in the polarity whose whole digits match the templates better (both when they are close).
         double fit[2] = {-1, -1};
@@ -1129,10 +1359,12 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
         }
         // Auto mode: printed digits that match the drum templates this well are a counter, whatever the
         // seven-segment reader made of them; so is a row of drums of which the seven-segment reader found less than
-        // half (a bar between drums reads as a 1); otherwise the more confident reading wins.
+        // half (a bar between drums reads as a 1); otherwise the more confident reading wins. But a confident
+        // seven-segment reading of several digits gives way only to a counter reading of more digits: thick
+        // segments match some printed digit nearly as well as a counter's digits do.
         const double counterFit = std::max(fit[0], fit[1]);
         if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 &&
-            (counterFit >= kCounterFit || 2 * best.count < counter.count))
+            (counterFit >= kCounterFit || 2 * best.count < counter.count) && (!sure || counter.count > best.count))
             best = counter;
         else
             keepBetter(best, counter);
