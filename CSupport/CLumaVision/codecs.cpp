@@ -422,16 +422,53 @@ int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out) {
     return status;
 }
 
+/// Where `encode_png`'s libpng writes: a buffer sized up front for the worst case, so the write callback never
+/// allocates (and never throws through libpng's C frames).
+struct PNGSink {
+    uint8_t *bytes;
+    size_t capacity;
+    size_t used;
+};
+
+void sink_write(png_structp png, png_bytep data, png_size_t length) {
+    auto *sink = static_cast<PNGSink *>(png_get_io_ptr(png));
+    if (length > sink->capacity - sink->used) png_error(png, "PNG larger than its worst-case bound");
+    std::memcpy(sink->bytes + sink->used, data, length);
+    sink->used += length;
+}
+
+void sink_flush(png_structp) {}
+
 int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::vector<uint8_t> &png) {
     PNGImage image;
     if (!luma || !describe_grey(image, width, height, stride)) return -EIO;
-    png_alloc_size_t size = PNG_IMAGE_PNG_SIZE_MAX(image.image);
-    png.resize(size);
-    if (!png_image_write_to_memory(&image.image, png.data(), &size, 0, luma, png_int_32(stride), nullptr)) {
+    // The worst case of the simplified API's encoder bounds ours too: the same rows, deflated at least as well as
+    // stored blocks.
+    png.resize(PNG_IMAGE_PNG_SIZE_MAX(image.image));
+    PNGSink sink{png.data(), png.size(), 0};
+    // libpng's full write API rather than png_image_write_to_memory, whose fastest setting (PNG_IMAGE_FLAG_FAST) is
+    // zlib level 3: this encodes the crop a completed scan carries, on the recognition thread, and level 1 without
+    // row filters takes half the time on a camera's noisy crop (17 ms against 34-39 ms for a 1400x620 crop, 5 %
+    // larger; measured with libpng 1.6.39).
+    png_structp writer = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    if (!writer) return -ENOMEM;
+    png_infop info = png_create_info_struct(writer);
+    // libpng reports errors by longjmp to here; no object with a destructor lives between here and its frames.
+    if (!info || setjmp(png_jmpbuf(writer))) {
+        png_destroy_write_struct(&writer, info ? &info : nullptr);
         png.clear();
         return -EIO;
     }
-    png.resize(size);
+    png_set_write_fn(writer, &sink, sink_write, sink_flush);
+    png_set_IHDR(writer, info, png_uint_32(width), png_uint_32(height), 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(writer, 1);
+    png_set_filter(writer, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_write_info(writer, info);
+    for (int y = 0; y < height; ++y) png_write_row(writer, luma + size_t(y) * stride);
+    png_write_end(writer, info);
+    png_destroy_write_struct(&writer, &info);
+    png.resize(sink.used);
     return 0;
 }
 

@@ -26,6 +26,27 @@ struct LVImageTests {
         #expect(Array(decoded) == pixels)
     }
 
+    @Test("PNG: random (incompressible) pixels in rows with a padded stride round-trip exactly")
+    func pngIncompressibleRoundTrip() throws {
+        let (width, height, stride) = (257, 131, 300)
+        var random = SplitMix64(seed: 42)
+        let pixels = (0..<(stride * height)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        var length = 0
+        #expect(lv_image_encode_png(pixels, Int32(width), Int32(height), stride, nil, 0, &length) == -ENOSPC)
+        var png = [UInt8](repeating: 0, count: length)
+        #expect(lv_image_encode_png(pixels, Int32(width), Int32(height), stride, &png, png.count, &length) == 0)
+        var image: OpaquePointer?
+        #expect(lv_image_decode_grey(png, length, &image) == 0)
+        defer { lv_image_destroy(image) }
+        #expect(lv_image_width(image) == Int32(width) && lv_image_height(image) == Int32(height))
+        let decoded = UnsafeBufferPointer(start: lv_image_pixels(image), count: width * height)
+        for row in 0..<height {
+            #expect(
+                Array(decoded[(row * width)..<(row * width + width)])
+                    == Array(pixels[(row * stride)..<(row * stride + width)]), "row \(row)")
+        }
+    }
+
     @Test("reading files: missing, not an image, a real PNG with a padded stride")
     func readFiles() throws {
         var image: OpaquePointer?
