@@ -7,7 +7,7 @@ import BenchmarkFrames
 import LumaScan
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = recognizerSuiteConfiguration()
+    Benchmark.defaultConfiguration = recognizerSuiteConfiguration(mallocSlack: 8)
     for background in [SyntheticScene.Background.noisy, .flat] {
         for code in [SyntheticScene.Code.meter, .none] {
             let scene = SyntheticScene(width: 1920, height: 1080, background: background, code: code)
