@@ -36,11 +36,13 @@ struct DeviceJSON: Decodable {
 
 @Suite("V4L2 against vivid in a VM: the VM run and device discovery", .vivid)
 struct VividDeviceTests {
-    @Test("the VM boots once and runs every scenario, the whole suite within 5 minutes")
+    @Test("the VM boots once and runs every scenario within the harness's time limit")
     func vmRun() async throws {
         let run = try await VividMachine.run()
         #expect(run.problem == nil, "\(run.problem ?? "")")
-        #expect(run.seconds < 300, "the VM run took \(run.seconds) s")
+        // The duration is a measurement, printed for the record, not a pass mark: it follows the host's speed.
+        print("[vivid] every scenario ran in one boot in \(run.seconds) s (limit \(VividMachine.timeoutSeconds) s)")
+        #expect(run.seconds < Double(VividMachine.timeoutSeconds), "the VM run took \(run.seconds) s")
     }
 
     @Test("devices --json lists vivid's capture node with its formats and sizes, and not its output node")
