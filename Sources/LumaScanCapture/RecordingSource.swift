@@ -22,7 +22,8 @@ import Glibc
 /// flag, and the engine counts them as corrupt.
 ///
 /// ``start()`` opens the file, validates its header and allocates the buffers (each of the largest frame's size);
-/// ``dequeue(timeout:)`` reads a frame with `pread` into a free buffer: no allocation per frame. A damaged file (see
+/// ``dequeue(timeout:)`` reads a frame with `pread` into a free buffer and its header into a scratch block made at
+/// init, so no frame buffer is allocated per frame (no benchmark counts the replay's mallocs yet). A damaged file (see
 /// ``RecordingFormat``) makes ``dequeue(timeout:)`` throw a ``CaptureError`` naming the file and the byte offset when
 /// the replay reaches the damage; the frames before it are delivered.
 public final class RecordingSource: FrameSource, @unchecked Sendable {
