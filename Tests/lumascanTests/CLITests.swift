@@ -129,7 +129,10 @@ struct CLITests {
         let ends = events.compactMap { $0["event"] as? String == "scanningStopped" ? $0["reason"] as? String : nil }
         #expect(ends == ["completed"])
         #expect(events.last?["event"] as? String == "stopped")
-        #expect(events.last?["reason"] as? String == "requested")
+        // The CLI stops the engine when the session completes; a folder of four images can run out before that
+        // request lands, so the engine's own end is either of the two (the session's end above is not).
+        let engineEnd = events.last?["reason"] as? String
+        #expect(engineEnd == "requested" || engineEnd == "endOfInput", "engine end: \(engineEnd ?? "none")")
     }
 
     @Test("bad arguments exit with status 2 and say what is wrong")
