@@ -76,6 +76,17 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
     /// Default: `nil` (automatic).
     public var qrDownscale: Int?
 
+    /// Whether camera frames are first searched for QR finder patterns, so that zbar's QR reader (most of a noisy
+    /// frame's cost) scans only around them, or not at all when there are none. The search marks pixels dark or light
+    /// against their neighbourhood and looks for the finder's 1:1:3:1:1 runs along rows, confirmed along the column
+    /// and row through their centre, with wider tolerances than zbar's own finder test; with three or more patterns
+    /// zbar scans their bounding box, with one or two the whole plane. Turn it off when codes are known to be
+    /// printed so faintly (under about 20 grey levels of contrast) that the search would miss them. Ignored when
+    /// ``stillImage`` is true.
+    ///
+    /// Default: `true`.
+    public var qrFinderPrefilter: Bool
+
     /// Whether frames are still images (photos, scans) rather than a camera stream: then every frame is scanned
     /// at density 1, 1, and again upscaled and contrast-stretched when nothing is found; every code read is reported
     /// in every frame, with no duplicate or consistency filtering.
@@ -150,7 +161,7 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
         maxLength: [Symbology: Int] = [:], duplicateInterval: Double = 1.0,
         consistencyCount: [Symbology: Int] = BarcodeConfiguration.defaultConsistencyCount,
         regionOfInterest: RegionOfInterest? = nil, scanDensity: ScanDensity? = nil,
-        qrDownscale: Int? = nil, stillImage: Bool = false
+        qrDownscale: Int? = nil, qrFinderPrefilter: Bool = true, stillImage: Bool = false
     ) {
         self.id = id
         self.symbologies = symbologies
@@ -161,6 +172,7 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
         self.regionOfInterest = regionOfInterest
         self.scanDensity = scanDensity
         self.qrDownscale = qrDownscale
+        self.qrFinderPrefilter = qrFinderPrefilter
         self.stillImage = stillImage
     }
 
@@ -233,7 +245,7 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, symbologies, minLength, maxLength, duplicateInterval, consistencyCount, regionOfInterest
-        case scanDensity, qrDownscale, stillImage
+        case scanDensity, qrDownscale, qrFinderPrefilter, stillImage
     }
 
     /// Decodes a configuration: missing keys take their defaults, unknown keys and unknown symbology names are
@@ -276,6 +288,8 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
             scanDensity = nil
         }
         qrDownscale = try container.decodeIfPresent(Int.self, forKey: .qrDownscale)
+        qrFinderPrefilter =
+            try container.decodeIfPresent(Bool.self, forKey: .qrFinderPrefilter) ?? defaults.qrFinderPrefilter
         stillImage = try container.decodeIfPresent(Bool.self, forKey: .stillImage) ?? defaults.stillImage
     }
 
@@ -294,6 +308,7 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
         try container.encodeIfPresent(regionOfInterest, forKey: .regionOfInterest)
         try container.encodeIfPresent(scanDensity, forKey: .scanDensity)
         try container.encodeIfPresent(qrDownscale, forKey: .qrDownscale)
+        try container.encode(qrFinderPrefilter, forKey: .qrFinderPrefilter)
         try container.encode(stillImage, forKey: .stillImage)
     }
 

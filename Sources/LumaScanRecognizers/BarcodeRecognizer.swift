@@ -80,6 +80,9 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
                 scanner, Self.zbarType(of: symbology), isEnabled ? 1 : 0,
                 Int32(configuration.minLength[symbology] ?? -1), Int32(configuration.maxLength[symbology] ?? -1))
         }
+        if status == 0 {
+            status = lv_barcode_scanner_set_qr_prefilter(scanner, configuration.qrFinderPrefilter ? 1 : 0)
+        }
         guard status == 0 else {
             // deinit does not run for a partly initialised object that throws, so free here.
             lv_barcode_scanner_destroy(scanner)

@@ -91,7 +91,7 @@ struct BarcodeConfigurationTests {
         let json = #"""
             {"symbologies": ["qr", "ean13"], "minLength": {"ean13": 13}, "consistencyCount": {"ean13": 3},
              "regionOfInterest": {"percent": {"x": 10, "y": 20, "width": 80, "height": 60}},
-             "scanDensity": {"x": 3, "y": 4}, "qrDownscale": 2}
+             "scanDensity": {"x": 3, "y": 4}, "qrDownscale": 2, "qrFinderPrefilter": false}
             """#
         let configuration = try JSONDecoder().decode(BarcodeConfiguration.self, from: Data(json.utf8))
         #expect(configuration.id == "barcode")
@@ -103,6 +103,7 @@ struct BarcodeConfigurationTests {
         #expect(configuration.regionOfInterest == .percent(x: 10, y: 20, width: 80, height: 60))
         #expect(configuration.scanDensity == .init(x: 3, y: 4))
         #expect(configuration.qrDownscale == 2)
+        #expect(!configuration.qrFinderPrefilter)
         #expect(configuration.duplicateInterval == 1.0)
         try configuration.validate()
         let empty = try JSONDecoder().decode(BarcodeConfiguration.self, from: Data("{}".utf8))
@@ -115,7 +116,7 @@ struct BarcodeConfigurationTests {
             id: "shelf", symbologies: [.ean8, .code128], minLength: [.code128: 4], maxLength: [.code128: 20],
             duplicateInterval: 2.5, consistencyCount: [.ean8: 3, .code128: 1],
             regionOfInterest: .pixels(Rect(x: 1, y: 2, width: 300, height: 200)), scanDensity: .init(x: 2, y: 5),
-            qrDownscale: 1, stillImage: true)
+            qrDownscale: 1, qrFinderPrefilter: false, stillImage: true)
         let data = try JSONEncoder().encode(configuration)
         let decoded = try JSONDecoder().decode(BarcodeConfiguration.self, from: data)
         #expect(decoded.symbologies == configuration.symbologies)
@@ -125,6 +126,8 @@ struct BarcodeConfigurationTests {
         #expect(decoded.regionOfInterest == configuration.regionOfInterest)
         #expect(decoded.scanDensity == configuration.scanDensity)
         #expect(decoded.qrDownscale == 1)
+        #expect(!decoded.qrFinderPrefilter)
+        #expect(BarcodeConfiguration().qrFinderPrefilter)
         #expect(decoded.stillImage)
         #expect(decoded.duplicateInterval == 2.5)
         #expect(decoded.id == "shelf")

@@ -85,6 +85,7 @@ struct LVBarcodeScannerTests {
         #expect(lv_barcode_scanner_configure(scanner, 57, 1, -1, -1) == -EINVAL)  // PDF417: not ours
         #expect(lv_barcode_scanner_set_density(scanner, 0, 0) == -EINVAL)
         #expect(lv_barcode_scanner_set_qr_downscale(scanner, 5) == -EINVAL)
+        #expect(lv_barcode_scanner_set_qr_prefilter(nil, 1) == -EINVAL)
         var results = [lv_barcode_result](repeating: lv_barcode_result(), count: 1)
         var data = [UInt8](repeating: 0, count: 16)
         let pixels = [UInt8](repeating: 0, count: 16)
