@@ -39,7 +39,7 @@ bool finder_proportion(const int runs[5]) {
 }
 
 /// Whether the five runs ending before column `end` of `row` are a printed pattern rather than noise or a soft
-/// texture around the local mean: the centre run's mean is at least kMinContrast grey levels below the mean of the
+/// texture around the local threshold: the centre run's mean is at least kMinContrast grey levels below the mean of the
 /// two light runs beside it.
 bool contrasted(const uint8_t *row, int end, const int runs[5]) {
     int light_start = end - runs[4] - runs[3] - runs[2] - runs[1];
