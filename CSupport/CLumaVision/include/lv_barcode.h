@@ -102,8 +102,9 @@ int lv_barcode_scanner_set_qr_downscale(lv_barcode_scanner *scanner, int factor)
 /// zbar's QR reader costs about the same per pixel whatever the frame holds, and most of a noisy frame's time. With
 /// the prefilter, the plane QR codes are read on is first searched for finder patterns (dark/light against a local
 /// min/max threshold, runs in the 1:1:3:1:1 proportion along a row with at least 20 grey levels of contrast,
-/// confirmed along the column and the row through their centre, with wider tolerances than zbar's): with none, zbar's QR reader is skipped; with three or more, it scans only their
-/// bounding box (each centre widened by 9 modules); with one or two, the whole plane. Still-image scans never use it.
+/// confirmed along the column and the row through their centre, with wider tolerances than zbar's): with none,
+/// zbar's QR reader is skipped; with three or more, it scans only their bounding box (each centre widened by 9
+/// modules); with one or two, the whole plane. Still-image scans never use it.
 int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *scanner, int enable);
 
 /// Scans one camera frame for codes inside the region of interest `roi_*` (clamped to the frame; a zero width or
