@@ -1,10 +1,14 @@
 // The QR finder-pattern locator behind qr_finder.hpp.
 #include "qr_finder.hpp"
 
+#include "lv_barcode.h"
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <new>
 
 namespace lv::qr_finder {
 namespace {
@@ -27,7 +31,7 @@ struct Classifier {
 
 /// Whether five consecutive runs (dark, light, dark, light, dark) are in a finder pattern's 1:1:3:1:1 proportion:
 /// with a unit of total / 7, each 1-unit run within 0.75 unit of it and the centre within 1.5 units of 3. (Integer
-/// arithmetic: the row scan asks this at most dark-run ends of a noisy plane.)
+/// arithmetic: the row scan asks this at many dark-run ends of a noisy plane.)
 bool finder_proportion(const int runs[5]) {
     if (runs[2] < 3) return false;
     int total = runs[0] + runs[1] + runs[2] + runs[3] + runs[4];
@@ -246,3 +250,28 @@ int locate(const cv::Mat &plane, Scratch &scratch) {
 }
 
 }  // namespace lv::qr_finder
+
+extern "C" int lv_qr_finder_locate(const uint8_t *luma, int width, int height, size_t stride, float *out,
+                                   int max_candidates) {
+    if (!luma || width <= 0 || height <= 0 || stride < size_t(width) || max_candidates < 0 ||
+        (max_candidates > 0 && !out))
+        return -EINVAL;
+    try {
+        // OpenCV wants a non-const pointer; the plane is only read.
+        cv::Mat plane(height, width, CV_8UC1, const_cast<uint8_t *>(luma), stride);
+        lv::qr_finder::Scratch scratch;
+        int found = lv::qr_finder::locate(plane, scratch);
+        if (found < 0) return -ERANGE;
+        for (int i = 0; i < std::min(found, max_candidates); ++i) {
+            const auto &c = scratch.candidates[size_t(i)];
+            out[3 * i] = c.x;
+            out[3 * i + 1] = c.y;
+            out[3 * i + 2] = c.module;
+        }
+        return found;
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    } catch (...) {
+        return -EIO;
+    }
+}

@@ -94,4 +94,70 @@ struct LVBarcodeScannerTests {
         #expect(lv_barcode_scan(scanner, pixels, 4, 4, 4, 0, 0, 0, 0, &results, 1, &data, 16) == 0)
         #expect(String(cString: lv_barcode_symbology_name(Int32(LV_SYM_EAN13))) == "EAN-13")
     }
+
+    /// The finder centres the prefilter's search returns for `image`, as (x, y, module) triples.
+    func finderCandidates(_ image: LumaImage) -> (Int32, [(x: Double, y: Double, module: Double)]) {
+        var out = [Float](repeating: 0, count: 3 * 64)
+        let count = image.withView { view in
+            lv_qr_finder_locate(view.baseAddress, Int32(view.width), Int32(view.height), view.stride, &out, 64)
+        }
+        let found = (0..<Int(max(0, min(count, 64)))).map {
+            (x: Double(out[3 * $0]), y: Double(out[3 * $0 + 1]), module: Double(out[3 * $0 + 2]))
+        }
+        return (count, found)
+    }
+
+    @Test(
+        "the QR prefilter's search finds each finder pattern's centre and module size, upright and turned",
+        arguments: [0.0, 30.0])
+    func finderPatterns(degrees: Double) throws {
+        let code = try QRCode("https://lumascan.example/finder")
+        let moduleSize = 4
+        let image = code.render(moduleSize: moduleSize)
+        let canvas = TestCanvas(width: 640, height: 480, fill: 200)
+        let centre = Point(x: 300, y: 250)
+        canvas.place(image, centre: centre, degrees: degrees)
+        canvas.addNoise(sigma: 4, seed: 3)
+        // Finder centres sit 3.5 modules inside three corners of the code, past the 4-module quiet zone; mapped to the
+        // frame as TestCanvas.place maps the image (turned counter-clockwise about its centre).
+        let half = Double(image.width) / 2
+        let radians = degrees * .pi / 180
+        let inset = Double(moduleSize) * 7.5
+        let far = Double(image.width) - inset
+        let truth = [(inset, inset), (far, inset), (inset, far)].map { (u, v) -> Point in
+            let (dx, dy) = (u - half, v - half)
+            return Point(
+                x: centre.x + dx * cos(radians) + dy * sin(radians), y: centre.y - dx * sin(radians) + dy * cos(radians)
+            )
+        }
+        let (count, candidates) = finderCandidates(canvas.image)
+        #expect(count >= 3, "\(candidates)")
+        for point in truth {
+            let nearest = candidates.min {
+                hypot($0.x - point.x, $0.y - point.y) < hypot($1.x - point.x, $1.y - point.y)
+            }
+            guard let nearest else { continue }
+            #expect(hypot(nearest.x - point.x, nearest.y - point.y) <= 1.5, "\(point): \(candidates)")
+            #expect(abs(nearest.module - Double(moduleSize)) <= 1, "\(point): \(candidates)")
+        }
+        // Anything else it reports (data modules can line up 1:1:3:1:1) lies on the code, never on the background.
+        for candidate in candidates {
+            #expect(hypot(candidate.x - centre.x, candidate.y - centre.y) <= half, "\(candidate)")
+        }
+    }
+
+    @Test("the QR prefilter's search finds nothing on a noisy frame with text and no code, and refuses bad arguments")
+    func noFinderPatterns() {
+        let canvas = TestCanvas(width: 640, height: 480, fill: 128)
+        canvas.draw(text: "NO QR CODE HERE 1:1:3:1:1", x: 20, y: 200, scale: 1.5)
+        canvas.addNoise(sigma: 4, seed: 9)
+        let (count, candidates) = finderCandidates(canvas.image)
+        #expect(count == 0, "\(candidates)")
+        var out = [Float](repeating: 0, count: 3)
+        let pixels = [UInt8](repeating: 0, count: 16)
+        #expect(lv_qr_finder_locate(nil, 4, 4, 4, &out, 1) == -EINVAL)
+        #expect(lv_qr_finder_locate(pixels, 4, 4, 3, &out, 1) == -EINVAL)
+        #expect(lv_qr_finder_locate(pixels, 4, 4, 4, nil, 1) == -EINVAL)
+        #expect(lv_qr_finder_locate(pixels, 4, 4, 4, nil, 0) == 0)
+    }
 }

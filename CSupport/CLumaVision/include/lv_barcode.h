@@ -107,6 +107,13 @@ int lv_barcode_scanner_set_qr_downscale(lv_barcode_scanner *scanner, int factor)
 /// modules); with one or two, the whole plane. Still-image scans never use it.
 int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *scanner, int enable);
 
+/// Runs the QR finder prefilter's search alone on `luma` as given (no shrinking or smoothing), for tests and
+/// diagnostics: writes up to `max_candidates` candidates as `x, y, module` triples (centre and module size in pixels)
+/// to `out` and returns how many there are, which may exceed `max_candidates`. Returns -ERANGE when the plane holds
+/// more candidates than the search keeps (too busy to narrow anything; the scan then reads the whole plane),
+/// -EINVAL for bad arguments, -ENOMEM when memory ran out. Allocates its scratch on every call.
+int lv_qr_finder_locate(const uint8_t *luma, int width, int height, size_t stride, float *out, int max_candidates);
+
 /// Scans one camera frame for codes inside the region of interest `roi_*` (clamped to the frame; a zero width or
 /// height means the whole frame), with the configured density, QR downscale and QR finder prefilter.
 ///
