@@ -43,6 +43,8 @@ let package = Package(
             cxxSettings: [.headerSearchPath("../OpenCV/include")],
             linkerSettings: [
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_freetype"),
+                // ZXing-C++ (Debian's libzxing-dev, /usr/include/ZXing): the second barcode backend.
+                .linkedLibrary("ZXing"),
             ]),
 
         .target(name: "LumaScanCore", dependencies: [logging]),

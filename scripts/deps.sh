@@ -3,10 +3,12 @@
 # Usage: scripts/deps.sh [--test]   (--test adds what the test suite needs)
 set -euo pipefail
 
-packages=(pkg-config libv4l-dev libzbar-dev libopencv-dev libturbojpeg0-dev libpng-dev libqrencode-dev v4l-utils)
+packages=(pkg-config libv4l-dev libzbar-dev libzxing-dev libopencv-dev libturbojpeg0-dev libpng-dev libwebp-dev libtiff-dev
+  libgif-dev libqrencode-dev v4l-utils)
 if [[ "${1:-}" == "--test" ]]; then
-  # qrencode makes the QR codes the tests read; the VM harness installs its own (qemu, busybox, kernel).
-  packages+=(qrencode zbar-tools fonts-dejavu-core)
+  # qrencode and libzint (zint's encoders, every symbology) make the codes the tests read; zbarimg and ZXingReader
+  # are the peers the barcode corpus is compared with; the VM harness installs its own (qemu, busybox, kernel).
+  packages+=(qrencode libzint-dev zint zbar-tools zxing-cpp-tools fonts-dejavu-core)
 fi
 
 missing=()

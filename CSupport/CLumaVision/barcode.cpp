@@ -34,6 +34,8 @@ namespace {
 constexpr int kSymbols[] = {LV_SYM_EAN8,    LV_SYM_UPCE,    LV_SYM_ISBN10, LV_SYM_UPCA,        LV_SYM_EAN13,
                             LV_SYM_ISBN13,  LV_SYM_I25,     LV_SYM_DATABAR, LV_SYM_DATABAR_EXP, LV_SYM_CODABAR,
                             LV_SYM_CODE39,  LV_SYM_QRCODE,  LV_SYM_CODE93, LV_SYM_CODE128};
+/// Symbologies zbar does not decode: read by the ZXing-C++ backend only.
+constexpr int kZXingOnly[] = {LV_SYM_PDF417, LV_SYM_MICROQR, LV_SYM_DATAMATRIX, LV_SYM_AZTEC, LV_SYM_MAXICODE};
 constexpr int kSymbolSlots = 129;  // zbar_symbol_type_t values we use are below 129
 
 bool known_symbol(int symbology) {
@@ -427,7 +429,14 @@ extern "C" int lv_barcode_scanner_disable_all(lv_barcode_scanner *s) {
 extern "C" int lv_barcode_scanner_configure(lv_barcode_scanner *s, int symbology, int enable, int min_length,
                                             int max_length) {
     return guarded([&] {
-        if (!s || !known_symbol(symbology)) return -EINVAL;
+        if (!s) return -EINVAL;
+        if (std::find(std::begin(kZXingOnly), std::end(kZXingOnly), symbology) != std::end(kZXingOnly)) {
+            s->enabled[symbology] = enable != 0;
+            if (min_length >= 0) s->min_length[symbology] = min_length;
+            if (max_length >= 0) s->max_length[symbology] = max_length;
+            return 0;
+        }
+        if (!known_symbol(symbology)) return -EINVAL;
         auto type = zbar_symbol_type_t(symbology);
         zbar_image_scanner_t *z = scanner_for(s, symbology).scanner;
         if (zbar_image_scanner_set_config(z, type, ZBAR_CFG_ENABLE, enable ? 1 : 0) != 0) return -EINVAL;

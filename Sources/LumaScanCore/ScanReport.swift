@@ -26,7 +26,8 @@ public enum ScanState: String, Hashable, Sendable, Codable, CaseIterable {
     case noAuth = "NO_AUTH"
 }
 
-/// A barcode symbology that zbar reads.
+/// A barcode symbology that LumaScan reads, with zbar, ZXing-C++ or both (``BarcodeRecognizer`` says which reads
+/// which).
 ///
 /// Raw values are the names the configuration and the CLI use (`--symbologies ean13,qr`).
 public enum Symbology: String, Hashable, Sendable, Codable, CaseIterable {
@@ -59,9 +60,25 @@ public enum Symbology: String, Hashable, Sendable, Codable, CaseIterable {
     case codabar
     /// QR Code.
     case qrCode = "qr"
+    /// Micro QR Code (M1–M4, one finder pattern).
+    case microQR = "micro-qr"
+    /// Data Matrix (ECC 200), square and rectangular.
+    case dataMatrix = "datamatrix"
+    /// PDF417 (stacked; read by ZXing-C++).
+    case pdf417
+    /// Aztec Code, compact and full-range, and Aztec runes.
+    case aztec
+    /// MaxiCode (UPS), modes 2–6.
+    case maxiCode = "maxicode"
 
-    /// Whether the symbology is one-dimensional (read along scan lines).
-    public var isLinear: Bool { self != .qrCode }
+    /// Whether the symbology is one-dimensional (read along scan lines): every symbology but the matrix codes and
+    /// stacked PDF417.
+    public var isLinear: Bool {
+        switch self {
+        case .qrCode, .microQR, .dataMatrix, .pdf417, .aztec, .maxiCode: false
+        default: true
+        }
+    }
 }
 
 /// One report from a recognizer: the envelope every recognizer shares, after the ScanTrust SDK's.

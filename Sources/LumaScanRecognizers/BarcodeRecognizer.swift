@@ -224,6 +224,11 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
         case .dataBarExpanded: value = LV_SYM_DATABAR_EXP
         case .codabar: value = LV_SYM_CODABAR
         case .qrCode: value = LV_SYM_QRCODE
+        case .microQR: value = LV_SYM_MICROQR
+        case .dataMatrix: value = LV_SYM_DATAMATRIX
+        case .pdf417: value = LV_SYM_PDF417
+        case .aztec: value = LV_SYM_AZTEC
+        case .maxiCode: value = LV_SYM_MAXICODE
         }
         return Int32(value)
     }

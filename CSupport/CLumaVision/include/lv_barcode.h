@@ -11,7 +11,8 @@
 extern "C" {
 #endif
 
-/// Symbologies, numbered as zbar's `zbar_symbol_type_t` (the shim checks this with static_asserts).
+/// Symbologies, numbered as zbar's `zbar_symbol_type_t` where zbar has one (the shim checks this with
+/// static_asserts); the symbologies only ZXing-C++ reads take numbers zbar does not use.
 enum {
     LV_SYM_EAN8 = 8,
     LV_SYM_UPCE = 9,
@@ -27,6 +28,11 @@ enum {
     LV_SYM_QRCODE = 64,
     LV_SYM_CODE93 = 93,
     LV_SYM_CODE128 = 128,
+    LV_SYM_PDF417 = 57,      ///< zbar's number; zbar 0.23 does not decode it, ZXing-C++ does
+    LV_SYM_MICROQR = 66,     ///< ZXing-C++ only
+    LV_SYM_DATAMATRIX = 67,  ///< ZXing-C++ only
+    LV_SYM_AZTEC = 68,       ///< ZXing-C++ only
+    LV_SYM_MAXICODE = 69,    ///< ZXing-C++ only
 };
 
 /// Orientation of a symbol, as zbar reports it.
