@@ -1,9 +1,8 @@
-// zbar scanning behind lv_barcode.h: one zbar_image_scanner_t and one reusable zbar_image_t per handle.
-#include "lv_barcode.h"
-
-#include "qr_finder.hpp"
-
-#include <zbar.h>
+// Barcode scanning behind lv_barcode.h: the C API, zbar's passes, and the order of the passes over camera frames
+// and still images. ZXing-C++'s passes are in barcode_zxing.cpp, the merging and checking of what the passes read in
+// barcode_merge.cpp.
+#include "barcode_internal.hpp"
+#include "guard.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -29,104 +28,20 @@ static_assert(LV_ORIENT_UNKNOWN == ZBAR_ORIENT_UNKNOWN && LV_ORIENT_UP == ZBAR_O
                   LV_ORIENT_LEFT == ZBAR_ORIENT_LEFT,
               "LV_ORIENT_* must equal zbar_orientation_t");
 
-namespace {
-
-constexpr int kSymbols[] = {LV_SYM_EAN8,    LV_SYM_UPCE,    LV_SYM_ISBN10, LV_SYM_UPCA,        LV_SYM_EAN13,
-                            LV_SYM_ISBN13,  LV_SYM_I25,     LV_SYM_DATABAR, LV_SYM_DATABAR_EXP, LV_SYM_CODABAR,
-                            LV_SYM_CODE39,  LV_SYM_QRCODE,  LV_SYM_CODE93, LV_SYM_CODE128};
-/// Symbologies zbar does not decode: read by the ZXing-C++ backend only.
-constexpr int kZXingOnly[] = {LV_SYM_PDF417, LV_SYM_MICROQR, LV_SYM_DATAMATRIX, LV_SYM_AZTEC, LV_SYM_MAXICODE};
-constexpr int kSymbolSlots = 129;  // zbar_symbol_type_t values we use are below 129
-
-bool known_symbol(int symbology) {
-    return std::find(std::begin(kSymbols), std::end(kSymbols), symbology) != std::end(kSymbols);
-}
-
-/// Where the pixels handed to zbar sit in the frame: frame = (zbar + 0.5) * scale - 0.5 + offset, per axis (a
-/// pixel of a plane shrunk by `scale` covers `scale` frame pixels, centred on their middle).
-struct Mapping {
-    double scale_x = 1;
-    double scale_y = 1;
-    double offset_x = 0;
-    double offset_y = 0;
-    float x(int zx) const { return float((zx + 0.5) * scale_x - 0.5 + offset_x); }
-    float y(int zy) const { return float((zy + 0.5) * scale_y - 0.5 + offset_y); }
-};
-
-struct Output {
-    lv_barcode_result *results;
-    int max_results;
-    uint8_t *data;
-    size_t data_capacity;
-    int count = 0;
-    size_t data_used = 0;
-};
-
-/// One zbar image scanner and the zbar image it scans.
-struct ZBar {
-    zbar_image_scanner_t *scanner = nullptr;
-    zbar_image_t *image = nullptr;
-
-    ZBar() = default;
-    ZBar(const ZBar &) = delete;
-    ZBar &operator=(const ZBar &) = delete;
-
-    bool create() {
-        scanner = zbar_image_scanner_create();
-        image = zbar_image_create();
-        if (!scanner || !image) return false;
-        zbar_image_set_format(image, zbar_fourcc('Y', '8', '0', '0'));
-        // Start from nothing: zbar enables most symbologies, SQ code and EAN add-ons by default.
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0);
-        return true;
-    }
-    void density(int x, int y) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, x);
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, y);
-    }
-    ~ZBar() {
-        if (image) zbar_image_destroy(image);
-        if (scanner) zbar_image_scanner_destroy(scanner);
-    }
-};
-
-}  // namespace
-
-// Two zbar scanners: linear symbologies and QR codes are read on different planes (see scan_frame), and a scanner
-// reads every symbology enabled in it on whatever it is given.
-struct lv_barcode_scanner {
-    ZBar linear;
-    ZBar qr;
-    bool enabled[kSymbolSlots] = {};
-    int min_length[kSymbolSlots] = {};
-    int max_length[kSymbolSlots] = {};  // 0: no upper bound
-    int density_x = 1;
-    int density_y = 1;
-    int qr_downscale = 1;
-    bool qr_prefilter = true;
-    // Scratch planes, allocated the first time a path needs them and grown only when a larger frame arrives, so no
-    // plane is reallocated per frame. (Inside a scan, OpenCV's resize and blur still take small temporary buffers,
-    // and zbar's QR finder allocates when it sees finder-like patterns: measured 1-2 and 0-11 per 1080p frame.)
-    cv::Mat rows_plane;
-    cv::Mat columns_plane;
-    cv::Mat qr_plane;
-    cv::Mat still_plane;
-    std::vector<cv::Point2f> points;
-    lv::qr_finder::Scratch finder;
-};
+using lv::guarded;
+using namespace lv::barcode;
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
+constexpr int kZBarSymbols[] = {LV_SYM_EAN8,    LV_SYM_UPCE,   LV_SYM_ISBN10,  LV_SYM_UPCA,        LV_SYM_EAN13,
+                                LV_SYM_ISBN13,  LV_SYM_I25,    LV_SYM_DATABAR, LV_SYM_DATABAR_EXP, LV_SYM_CODABAR,
+                                LV_SYM_CODE39,  LV_SYM_QRCODE, LV_SYM_CODE93,  LV_SYM_CODE128};
+
+bool zbar_reads(int symbology) {
+    return std::find(std::begin(kZBarSymbols), std::end(kZBarSymbols), symbology) != std::end(kZBarSymbols);
 }
+
+bool known_symbol(int symbology) { return zbar_reads(symbology) || zxing_only(symbology); }
 
 /// A `rows` x `cols` plane in `mat`'s memory, reallocating only when it must grow (cv::Mat::create would reallocate
 /// whenever the shape changes).
@@ -138,24 +53,46 @@ cv::Mat reuse(cv::Mat &mat, int rows, int cols) {
 }
 
 bool linear_enabled(const lv_barcode_scanner *s) {
-    for (int sym : kSymbols)
+    for (int sym : kZBarSymbols)
         if (sym != LV_SYM_QRCODE && s->enabled[sym]) return true;
     return false;
 }
 
-bool already_found(const Output &out, int type, const char *data, unsigned length) {
-    for (int i = 0; i < out.count; ++i) {
-        const lv_barcode_result &r = out.results[i];
-        if (r.symbology == type && r.data_length == length && std::memcmp(out.data + r.data_offset, data, length) == 0)
-            return true;
-    }
+bool matrix_enabled(const lv_barcode_scanner *s) {
+    for (int sym = 0; sym < kSymbolSlots; ++sym)
+        if (zxing_only(sym) && s->enabled[sym]) return true;
     return false;
 }
 
-/// Runs `z` over `zbar_w` x `zbar_h` bytes at `pixels` (rows of `zbar_w` bytes), reading only `crop`, and appends
-/// what it finds (mapped back to frame pixels, centred inside `roi`, not found by an earlier pass) to `out`.
+ZBar &scanner_for(lv_barcode_scanner *s, int symbology) { return symbology == LV_SYM_QRCODE ? s->qr : s->linear; }
+
+/// Applies the enabled symbologies and lengths to both zbar scanners (after create or a still image's fresh start).
+void configure_zbar(lv_barcode_scanner *s) {
+    for (ZBar *z : {&s->linear, &s->qr}) zbar_image_scanner_set_config(z->scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0);
+    for (int sym : kZBarSymbols) {
+        zbar_image_scanner_t *z = scanner_for(s, sym).scanner;
+        auto type = zbar_symbol_type_t(sym);
+        zbar_image_scanner_set_config(z, type, ZBAR_CFG_ENABLE, s->enabled[sym] ? 1 : 0);
+        // zbar accepts lengths only for its variable-length decoders and refuses them (non-zero) for the others;
+        // those are enforced by our own filter in finish(), so the refusal is ignored.
+        if (s->min_length[sym] > 0) zbar_image_scanner_set_config(z, type, ZBAR_CFG_MIN_LEN, s->min_length[sym]);
+        if (s->max_length[sym] > 0) zbar_image_scanner_set_config(z, type, ZBAR_CFG_MAX_LEN, s->max_length[sym]);
+    }
+    // zbar decodes UPC-A and ISBNs only as special cases of EAN-13 (a leading 0, a 978/979 prefix): with EAN-13
+    // disabled it reads none of them. So zbar's EAN-13 decoder runs whenever any of the four is wanted, and finish()
+    // drops EAN-13 results unless EAN-13 itself is wanted.
+    bool ean_family = s->enabled[LV_SYM_EAN13] || s->enabled[LV_SYM_UPCA] || s->enabled[LV_SYM_ISBN10] ||
+                      s->enabled[LV_SYM_ISBN13];
+    zbar_image_scanner_set_config(s->linear.scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, ean_family ? 1 : 0);
+    // Raw bytes, not zbar's own guess of a QR code's character set (which turns Shift_JIS half-width katakana into
+    // Chinese): barcode_text.cpp decodes them as ZXing-C++ would.
+    zbar_image_scanner_set_config(s->qr.scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1);
+}
+
+/// Runs `z` over `zbar_w` x `zbar_h` bytes at `pixels` (rows of `zbar_w` bytes), reading only `crop`, and collects
+/// what it finds (mapped back to frame pixels, centred inside `roi`) as `pass`. Returns the number of codes read.
 int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w, int zbar_h, cv::Rect crop,
-               Mapping map, cv::Rect roi, Output &out) {
+               Mapping map, cv::Rect roi, Pass pass) {
     zbar_image_set_size(z.image, unsigned(zbar_w), unsigned(zbar_h));
     // NULL cleanup handler: zbar borrows the memory for the duration of the scan and never frees it.
     zbar_image_set_data(z.image, pixels, size_t(zbar_w) * size_t(zbar_h), nullptr);
@@ -164,62 +101,35 @@ int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w
     int n = zbar_scan_image(z.scanner, z.image);
     if (n < 0) return -EIO;
     int found = 0;
+    std::string &payload = s->collector.scratch;
     for (const zbar_symbol_t *sym = zbar_image_first_symbol(z.image); sym; sym = zbar_symbol_next(sym)) {
         int type = int(zbar_symbol_get_type(sym));
-        if (type <= 0 || type >= kSymbolSlots || !known_symbol(type) || !s->enabled[type]) continue;
-        unsigned length = zbar_symbol_get_data_length(sym);
-        const char *payload = zbar_symbol_get_data(sym);
-        if (int(length) < s->min_length[type]) continue;
-        if (s->max_length[type] > 0 && int(length) > s->max_length[type]) continue;
-        if (already_found(out, type, payload, length)) continue;
-        if (out.count >= out.max_results) break;
-        if (out.data_used + length + 1 > out.data_capacity) continue;
-
-        lv_barcode_result &r = out.results[out.count];
-        r.symbology = type;
-        r.quality = zbar_symbol_get_quality(sym);
-        r.orientation = int(zbar_symbol_get_orientation(sym));
+        if (type <= 0 || type >= kSymbolSlots || !zbar_reads(type)) continue;
+        payload.assign(zbar_symbol_get_data(sym), zbar_symbol_get_data_length(sym));
         unsigned loc = zbar_symbol_get_loc_size(sym);
         s->points.clear();
         for (unsigned i = 0; i < loc; ++i)
             s->points.emplace_back(map.x(zbar_symbol_get_loc_x(sym, i)), map.y(zbar_symbol_get_loc_y(sym, i)));
+        float points[2 * LV_BARCODE_MAX_POINTS];
+        int count;
         if (s->points.size() <= LV_BARCODE_MAX_POINTS) {
-            r.point_count = int(s->points.size());
-            for (size_t i = 0; i < s->points.size(); ++i) {
-                r.points[2 * i] = s->points[i].x;
-                r.points[2 * i + 1] = s->points[i].y;
+            count = int(s->points.size());
+            for (int i = 0; i < count; ++i) {
+                points[2 * i] = s->points[size_t(i)].x;
+                points[2 * i + 1] = s->points[size_t(i)].y;
             }
         } else {
             // Linear codes carry one point per scan-line crossing; the enclosing rotated rectangle is their extent.
             cv::Point2f corners[4];
             cv::minAreaRect(s->points).points(corners);
-            r.point_count = 4;
+            count = 4;
             for (int i = 0; i < 4; ++i) {
-                r.points[2 * i] = corners[i].x;
-                r.points[2 * i + 1] = corners[i].y;
+                points[2 * i] = corners[i].x;
+                points[2 * i + 1] = corners[i].y;
             }
         }
-        if (r.point_count > 0) {
-            float cx = 0, cy = 0;
-            for (int i = 0; i < r.point_count; ++i) {
-                cx += r.points[2 * i];
-                cy += r.points[2 * i + 1];
-            }
-            cx /= float(r.point_count);
-            cy /= float(r.point_count);
-            // QR finder lines come from the cropped scan, but the decoder samples the whole plane zbar was given, so a
-            // code straddling the ROI's edge can decode: keep only codes centred inside the ROI.
-            if (cx < float(roi.x) - 0.5f || cy < float(roi.y) - 0.5f || cx > float(roi.x + roi.width) - 0.5f ||
-                cy > float(roi.y + roi.height) - 0.5f)
-                continue;
-        }
-        r.data_offset = uint32_t(out.data_used);
-        r.data_length = length;
-        std::memcpy(out.data + out.data_used, payload, length);
-        out.data[out.data_used + length] = 0;
-        out.data_used += length + 1;
-        out.count += 1;
-        found += 1;
+        found += collect(s, type, payload, points, count, roi, pass, LV_DECODER_ZBAR, zbar_symbol_get_quality(sym),
+                         int(zbar_symbol_get_orientation(sym)), nullptr);
     }
     return found;
 }
@@ -227,7 +137,11 @@ int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w
 cv::Rect clamp_roi(int width, int height, int x, int y, int w, int h) {
     cv::Rect frame(0, 0, width, height);
     if (w <= 0 || h <= 0) return frame;
-    return cv::Rect(x, y, w, h) & frame;
+    // Clamped in 64 bits: a region far outside the frame (x near INT_MAX) must not overflow on its way to empty.
+    int64_t left = std::clamp<int64_t>(x, 0, width), top = std::clamp<int64_t>(y, 0, height);
+    int64_t right = std::clamp<int64_t>(int64_t(x) + w, 0, width), bottom = std::clamp<int64_t>(int64_t(y) + h, 0, height);
+    if (right <= left || bottom <= top) return cv::Rect();
+    return cv::Rect(int(left), int(top), int(right - left), int(bottom - top));
 }
 
 bool valid_frame(const uint8_t *luma, int width, int height, size_t stride) {
@@ -242,7 +156,7 @@ cv::Mat roi_mat(const uint8_t *luma, size_t stride, cv::Rect roi) {
 /// Scans the ROI at full resolution with zbar's own sampling density, choosing the cheapest correct way to hand it
 /// to zbar (which has no row stride).
 int scan_full(lv_barcode_scanner *s, ZBar &z, const uint8_t *luma, int width, int height, size_t stride,
-              cv::Rect roi, Output &out) {
+              cv::Rect roi, Pass pass) {
     if (stride == size_t(width) || roi.y + roi.height < height) {
         // No copy: zbar is handed the ROI's band of whole rows with the row stride as its width, and a crop to the
         // ROI's columns; its scan lines read only the crop. The band is in bounds: with a tight stride it ends at
@@ -250,16 +164,16 @@ int scan_full(lv_barcode_scanner *s, ZBar &z, const uint8_t *luma, int width, in
         // view holds stride * (height - 1) + width bytes).
         Mapping map{1, 1, 0, double(roi.y)};
         return scan_plane(s, z, luma + size_t(roi.y) * stride, int(stride), roi.height,
-                          cv::Rect(roi.x, 0, roi.width, roi.height), map, roi, out);
+                          cv::Rect(roi.x, 0, roi.width, roi.height), map, roi, pass);
     }
     // Padded rows down to the last row: copy the ROI tight into scratch (reused across frames) so zbar never reads
     // past the caller's buffer. Cheap next to the scan itself (one memcpy per row).
     cv::Mat tight = reuse(s->still_plane, roi.height, roi.width);
     roi_mat(luma, stride, roi).copyTo(tight);
     Mapping map{1, 1, double(roi.x), double(roi.y)};
-    return scan_plane(s, z, tight.data, tight.cols, tight.rows, cv::Rect(0, 0, tight.cols, tight.rows), map, roi, out);
+    return scan_plane(s, z, tight.data, tight.cols, tight.rows, cv::Rect(0, 0, tight.cols, tight.rows), map, roi,
+                      pass);
 }
-
 /// The part of a `cols` x `rows` plane zbar's QR reader must scan to see the finder patterns `candidates`: their
 /// bounding box, each centre widened by 9 modules and 4 px (the pattern's half-size, 3.5 modules, then quiet zone
 /// for zbar's edge detector to settle on), so that zbar's horizontal and vertical scan lines cross every pattern
@@ -279,6 +193,8 @@ cv::Rect finder_crop(const std::vector<lv::qr_finder::Candidate> &candidates, in
     return box & cv::Rect(0, 0, cols, rows);
 }
 
+int scan_frame_qr(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi);
+
 /// One pass over a camera frame.
 ///
 /// Linear codes: zbar's own density skips rows and columns, and every noisy pixel it reads is an edge its decoders
@@ -292,13 +208,12 @@ cv::Rect finder_crop(const std::vector<lv::qr_finder::Candidate> &candidates, in
 /// out. (Skipping rows instead, zbar density 2 on the shrunk plane, lost a 30°-rotated code at 3 px per module.)
 /// zbar's cost there is per pixel whatever the frame holds, so the QR finder prefilter (qr_finder.hpp) first looks
 /// for finder patterns: zbar scans only around them, or not at all.
-int scan_frame(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi,
-               Output &out) {
+int scan_frame(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi) {
     int n = 0;
     if (linear_enabled(s)) {
         if (s->density_x == 1 && s->density_y == 1) {
             s->linear.density(1, 1);
-            n = scan_full(s, s->linear, luma, width, height, stride, roi, out);
+            n = scan_full(s, s->linear, luma, width, height, stride, roi, kZBar);
             if (n < 0) return n;
         } else {
             cv::Mat source = roi_mat(luma, stride, roi);
@@ -306,14 +221,14 @@ int scan_frame(lv_barcode_scanner *s, const uint8_t *luma, int width, int height
             if (dy > 0 && roi.height / dy >= 1) {
                 s->linear.density(0, 1);
                 if (dy == 1) {
-                    n = scan_full(s, s->linear, luma, width, height, stride, roi, out);
+                    n = scan_full(s, s->linear, luma, width, height, stride, roi, kZBar);
                 } else {
                     cv::Mat rows = reuse(s->rows_plane, roi.height / dy, roi.width);
                     cv::resize(source(cv::Rect(0, 0, roi.width, rows.rows * dy)), rows, rows.size(), 0, 0,
                                cv::INTER_AREA);
                     Mapping map{1, double(dy), double(roi.x), double(roi.y)};
                     n = scan_plane(s, s->linear, rows.data, rows.cols, rows.rows, cv::Rect(0, 0, rows.cols, rows.rows),
-                                   map, roi, out);
+                                   map, roi, kZBar);
                 }
                 if (n < 0) return n;
             }
@@ -321,20 +236,41 @@ int scan_frame(lv_barcode_scanner *s, const uint8_t *luma, int width, int height
             if (dx > 0 && roi.width / dx >= 1) {
                 s->linear.density(1, 0);
                 if (dx == 1) {
-                    n = scan_full(s, s->linear, luma, width, height, stride, roi, out);
+                    n = scan_full(s, s->linear, luma, width, height, stride, roi, kZBar);
                 } else {
                     cv::Mat columns = reuse(s->columns_plane, roi.height, roi.width / dx);
                     cv::resize(source(cv::Rect(0, 0, columns.cols * dx, roi.height)), columns, columns.size(), 0, 0,
                                cv::INTER_AREA);
                     Mapping map{double(dx), 1, double(roi.x), double(roi.y)};
                     n = scan_plane(s, s->linear, columns.data, columns.cols, columns.rows,
-                                   cv::Rect(0, 0, columns.cols, columns.rows), map, roi, out);
+                                   cv::Rect(0, 0, columns.cols, columns.rows), map, roi, kZBar);
                 }
                 if (n < 0) return n;
             }
         }
     }
     if (s->enabled[LV_SYM_QRCODE]) {
+        n = scan_frame_qr(s, luma, width, height, stride, roi);
+        if (n < 0) return n;
+    }
+    // ZXing-C++: the linear codes on a few rows (about 0.3 ms at 1080p; it reads EAN-2/EAN-5 add-ons, which zbar's
+    // pass does not), and the 2D codes zbar does not read only where the frame looks like one.
+    if (linear_enabled(s)) {
+        n = zxing_read(s, luma + size_t(roi.y) * stride + size_t(roi.x), roi.width, roi.height, stride,
+                       ZXingKind::kLinearFast, false, Mapping{1, 1, double(roi.x), double(roi.y), 0}, roi, kZXing);
+        if (n < 0) return n;
+    }
+    if (matrix_enabled(s)) {
+        n = zxing_read_likely_regions(s, luma, width, height, stride, roi);
+        if (n < 0) return n;
+    }
+    return 0;
+}
+
+/// zbar's QR pass over a camera frame's ROI (see scan_frame).
+int scan_frame_qr(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi) {
+    int n = 0;
+    {
         int f = s->qr_downscale;
         s->qr.density(1, 1);
         if (f > 1 && (roi.width / f < 32 || roi.height / f < 32)) f = 1;
@@ -365,63 +301,163 @@ int scan_frame(lv_barcode_scanner *s, const uint8_t *luma, int width, int height
             area = cv::Rect(0, 0, plane.cols, plane.rows);
         }
         cv::Rect crop = area;
+        int found = -1;
         if (s->qr_prefilter) {
-            int found = lv::qr_finder::locate(plane(area), s->finder);
-            if (found == 0) return out.count;  // no finder pattern: zbar's QR reader would find none either
+            found = lv::qr_finder::locate(plane(area), s->finder);
+            if (found == 0) return 0;  // no finder pattern: zbar's QR reader would find none either
             if (found >= 3) crop = finder_crop(s->finder.candidates, area.width, area.height) + area.tl();
         }
-        n = scan_plane(s, s->qr, plane.data, plane.cols, plane.rows, crop, map, roi, out);
-        if (n < 0) return n;
+        n = scan_plane(s, s->qr, plane.data, plane.cols, plane.rows, crop, map, roi, kZBar);
+        if (n == 0 && found >= 3) {
+            // Finder patterns but no code: ZXing-C++ reads the full-resolution crop around them. It decodes what zbar
+            // does not: a structured-append part on its own (zbar keeps parts until it sees the whole sequence in
+            // one frame), and codes whose modules the shrunk plane blurred away.
+            cv::Rect full((crop.x - area.x) * f + roi.x, (crop.y - area.y) * f + roi.y, crop.width * f,
+                          crop.height * f);
+            full &= roi;
+            if (!full.empty())
+                n = zxing_read(s, luma + size_t(full.y) * stride + size_t(full.x), full.width, full.height, stride,
+                               ZXingKind::kQR, false, Mapping{1, 1, double(full.x), double(full.y), 0}, roi, kZXing);
+        }
     }
-    return out.count;
+    return n;
 }
 
-/// A still image (or an upscaled or enhanced copy of one, as `map` says) at density 1, with both scanners.
-int scan_still_plane(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, Mapping map, cv::Rect roi,
-                     Output &out) {
+
+/// Every pass over a still image, at full density, from a fresh zbar state; see lv_barcode_scan_still.
+int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Rect roi) {
+    // A fresh zbar state per image: zbar's decoders keep state between scans (DataBar Expanded segments, for one),
+    // so an image would otherwise be read differently after another.
+    if (!s->linear.create() || !s->qr.create()) return -ENOMEM;
+    configure_zbar(s);
     s->linear.density(1, 1);
     s->qr.density(1, 1);
-    int n = 0;
-    if (linear_enabled(s)) n = scan_plane(s, s->linear, pixels, w, h, cv::Rect(0, 0, w, h), map, roi, out);
-    if (n >= 0 && s->enabled[LV_SYM_QRCODE])
-        n = scan_plane(s, s->qr, pixels, w, h, cv::Rect(0, 0, w, h), map, roi, out);
-    return n < 0 ? n : out.count;
+    const bool zbar_wanted = linear_enabled(s) || s->enabled[LV_SYM_QRCODE];
+    cv::Mat source = roi_mat(luma, stride, roi);
+    cv::Mat tight = reuse(s->still_plane, roi.height, roi.width);
+    source.copyTo(tight);
+    const Mapping at_roi{1, 1, double(roi.x), double(roi.y)};
+    const Mapping zxing_at_roi{1, 1, double(roi.x), double(roi.y), 0};
+    auto zbar_both = [&](const cv::Mat &plane, Mapping map, Pass pass) {
+        int n = 0;
+        if (linear_enabled(s))
+            n = scan_plane(s, s->linear, plane.data, plane.cols, plane.rows, cv::Rect(0, 0, plane.cols, plane.rows),
+                           map, roi, pass);
+        if (n >= 0 && s->enabled[LV_SYM_QRCODE])
+            n = scan_plane(s, s->qr, plane.data, plane.cols, plane.rows, cv::Rect(0, 0, plane.cols, plane.rows), map,
+                           roi, pass);
+        return n;
+    };
+    auto zxing = [&](const cv::Mat &plane, Mapping map, bool global, Pass pass) {
+        return zxing_read(s, plane.data, plane.cols, plane.rows, plane.step[0], ZXingKind::kHard, global, map, roi,
+                          pass);
+    };
+    // The plain passes: zbar as zbarimg runs it, ZXing-C++ as ZXingReader runs it.
+    int n = zbar_wanted ? zbar_both(tight, at_roi, kZBar) : 0;
+    if (n >= 0) n = zxing(tight, zxing_at_roi, false, kZXing);
+    if (n < 0) return n;
+    // The harder passes, while no code is settled: each adds readings, and a second pass reading the same payload
+    // confirms a weak-check reading that only one pass made (finish() decides).
+    auto settled = [&] {
+        for (size_t i = 0; i < s->collector.count; ++i) {
+            const Found &f = s->collector.slots[i];
+            if (f.plain || __builtin_popcount(f.passes) >= 2) return true;
+        }
+        return false;
+    };
+    if (!settled()) {
+        n = zxing(tight, zxing_at_roi, true, kZXingGlobal);
+        if (n < 0) return n;
+    }
+    if (!settled()) {
+        cv::Mat inverted = reuse(s->columns_plane, roi.height, roi.width);
+        cv::bitwise_not(tight, inverted);
+        n = zbar_wanted ? zbar_both(inverted, at_roi, kZBarInverted) : 0;
+        if (n >= 0) n = zxing(inverted, zxing_at_roi, false, kZXingInverted);
+        if (n < 0) return n;
+    }
+    // Small codes: zbar's edge detector and ZXing's sampling want a few pixels per module; a bilinear 2x upscale
+    // gives them that. Bounded so a large photo does not become a huge scratch plane.
+    if (!settled() && double(roi.width) * roi.height <= 4096.0 * 4096.0 / 4) {
+        cv::Mat big = reuse(s->rows_plane, roi.height * 2, roi.width * 2);
+        cv::resize(source, big, big.size(), 0, 0, cv::INTER_LINEAR);
+        n = zbar_wanted ? zbar_both(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y)}, kZBarUpscaled) : 0;
+        if (n >= 0 && !settled()) n = zxing(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y), 0}, false, kZXingUpscaled);
+        if (n < 0) return n;
+    }
+    // Large photos: ZXing-C++ on a half-size copy, where big codes' modules and blur shrink to what its detectors
+    // expect (what its own pyramid would do; see barcode_zxing.cpp for why that is not used).
+    if (!settled() && roi.width >= 1200 && roi.height >= 600) {
+        cv::Mat half = reuse(s->qr_plane, roi.height / 2, roi.width / 2);
+        cv::resize(source(cv::Rect(0, 0, half.cols * 2, half.rows * 2)), half, half.size(), 0, 0, cv::INTER_AREA);
+        n = zxing(half, Mapping{2, 2, double(roi.x), double(roi.y), 0}, false, kZXingDownscaled);
+        if (n < 0) return n;
+    }
+    // Dim, washed-out or noisy photos: smooth sensor noise, then stretch the histogram to the full range.
+    if (!settled() && zbar_wanted) {
+        cv::Mat enhanced = reuse(s->columns_plane, roi.height, roi.width);
+        cv::GaussianBlur(source, enhanced, cv::Size(0, 0), 1.0);
+        cv::normalize(enhanced, enhanced, 0, 255, cv::NORM_MINMAX);
+        n = zbar_both(enhanced, at_roi, kZBarEnhanced);
+        if (n < 0) return n;
+    }
+    return 0;
 }
-
-ZBar &scanner_for(lv_barcode_scanner *s, int symbology) { return symbology == LV_SYM_QRCODE ? s->qr : s->linear; }
 
 }  // namespace
 
+namespace lv::barcode {
+
+bool ZBar::create() {
+    release();
+    scanner = zbar_image_scanner_create();
+    image = zbar_image_create();
+    if (!scanner || !image) return false;
+    zbar_image_set_format(image, zbar_fourcc('Y', '8', '0', '0'));
+    // Start from nothing: zbar enables most symbologies, SQ code and EAN add-ons by default.
+    zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0);
+    return true;
+}
+
+void ZBar::release() {
+    if (image) zbar_image_destroy(image);
+    if (scanner) zbar_image_scanner_destroy(scanner);
+    image = nullptr;
+    scanner = nullptr;
+}
+
+void ZBar::density(int x, int y) {
+    zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, x);
+    zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, y);
+}
+
+}  // namespace lv::barcode
+
 extern "C" lv_barcode_scanner *lv_barcode_scanner_create(void) {
     try {
-        auto *s = new lv_barcode_scanner();
-        if (!s->linear.create() || !s->qr.create()) {
-            delete s;
-            return nullptr;
-        }
-        for (int sym : kSymbols) {
-            zbar_image_scanner_set_config(scanner_for(s, sym).scanner, zbar_symbol_type_t(sym), ZBAR_CFG_ENABLE, 1);
-            s->enabled[sym] = true;
-        }
-        return s;
+        auto scanner = std::make_unique<lv_barcode_scanner>();
+        if (!scanner->linear.create() || !scanner->qr.create()) return nullptr;
+        scanner->zxing = zxing_create();
+        if (!scanner->zxing) return nullptr;
+        for (int sym = 0; sym < kSymbolSlots; ++sym) scanner->enabled[sym] = known_symbol(sym);
+        configure_zbar(scanner.get());
+        return scanner.release();
     } catch (...) {
         return nullptr;
     }
 }
 
 extern "C" void lv_barcode_scanner_destroy(lv_barcode_scanner *scanner) {
-    try {
-        delete scanner;
-    } catch (...) {
-    }
+    if (!scanner) return;
+    zxing_destroy(scanner->zxing);
+    delete scanner;
 }
 
 extern "C" int lv_barcode_scanner_disable_all(lv_barcode_scanner *s) {
     return guarded([&] {
         if (!s) return -EINVAL;
-        zbar_image_scanner_set_config(s->linear.scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0);
-        zbar_image_scanner_set_config(s->qr.scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0);
         std::fill(std::begin(s->enabled), std::end(s->enabled), false);
+        configure_zbar(s);
         return 0;
     });
 }
@@ -429,34 +465,11 @@ extern "C" int lv_barcode_scanner_disable_all(lv_barcode_scanner *s) {
 extern "C" int lv_barcode_scanner_configure(lv_barcode_scanner *s, int symbology, int enable, int min_length,
                                             int max_length) {
     return guarded([&] {
-        if (!s) return -EINVAL;
-        if (std::find(std::begin(kZXingOnly), std::end(kZXingOnly), symbology) != std::end(kZXingOnly)) {
-            s->enabled[symbology] = enable != 0;
-            if (min_length >= 0) s->min_length[symbology] = min_length;
-            if (max_length >= 0) s->max_length[symbology] = max_length;
-            return 0;
-        }
-        if (!known_symbol(symbology)) return -EINVAL;
-        auto type = zbar_symbol_type_t(symbology);
-        zbar_image_scanner_t *z = scanner_for(s, symbology).scanner;
-        if (zbar_image_scanner_set_config(z, type, ZBAR_CFG_ENABLE, enable ? 1 : 0) != 0) return -EINVAL;
+        if (!s || !known_symbol(symbology)) return -EINVAL;
         s->enabled[symbology] = enable != 0;
-        // zbar decodes UPC-A and ISBNs only as special cases of EAN-13 (a leading 0, a 978/979 prefix): with EAN-13
-        // disabled it reads none of them. So zbar's EAN-13 decoder runs whenever any of the four is wanted, and
-        // scan_plane drops EAN-13 results unless EAN-13 itself is wanted.
-        bool ean_family = s->enabled[LV_SYM_EAN13] || s->enabled[LV_SYM_UPCA] || s->enabled[LV_SYM_ISBN10] ||
-                          s->enabled[LV_SYM_ISBN13];
-        zbar_image_scanner_set_config(s->linear.scanner, ZBAR_EAN13, ZBAR_CFG_ENABLE, ean_family ? 1 : 0);
-        // zbar accepts lengths only for its variable-length decoders and refuses them (non-zero) for the others;
-        // those are enforced by our own filter in scan_plane, so the refusal is ignored.
-        if (min_length >= 0) {
-            zbar_image_scanner_set_config(z, type, ZBAR_CFG_MIN_LEN, min_length);
-            s->min_length[symbology] = min_length;
-        }
-        if (max_length >= 0) {
-            zbar_image_scanner_set_config(z, type, ZBAR_CFG_MAX_LEN, max_length);
-            s->max_length[symbology] = max_length;
-        }
+        if (min_length >= 0) s->min_length[symbology] = min_length;
+        if (max_length >= 0) s->max_length[symbology] = max_length;
+        configure_zbar(s);
         return 0;
     });
 }
@@ -486,56 +499,52 @@ extern "C" int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *s, int en
     });
 }
 
+namespace {
+
+/// The body both scan entry points share: argument checks, the ROI, the passes, the merge.
+template <typename Passes>
+int run_scan(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, int roi_x, int roi_y,
+             int roi_w, int roi_h, lv_barcode_result *results, int max_results, uint8_t *data, size_t data_capacity,
+             bool still, Passes passes) {
+    return guarded([&] {
+        if (!s || !valid_frame(luma, width, height, stride) || (!results && max_results > 0) || max_results < 0 ||
+            !data)
+            return -EINVAL;
+        cv::Rect roi = clamp_roi(width, height, roi_x, roi_y, roi_w, roi_h);
+        if (roi.empty()) return 0;
+        s->collector.clear();
+        int n = passes(roi);
+        if (n < 0) return n;
+        Output out{results, max_results, data, data_capacity};
+        return finish(s, Policy{still}, out);
+    });
+}
+
+}  // namespace
+
 extern "C" int lv_barcode_scan(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride,
                                int roi_x, int roi_y, int roi_w, int roi_h, lv_barcode_result *results,
                                int max_results, uint8_t *data, size_t data_capacity) {
-    return guarded([&] {
-        if (!s || !valid_frame(luma, width, height, stride) || !results || max_results < 0 || !data) return -EINVAL;
-        cv::Rect roi = clamp_roi(width, height, roi_x, roi_y, roi_w, roi_h);
-        if (roi.empty()) return 0;
-        Output out{results, max_results, data, data_capacity};
-        return scan_frame(s, luma, width, height, stride, roi, out);
-    });
+    return run_scan(s, luma, width, height, stride, roi_x, roi_y, roi_w, roi_h, results, max_results, data,
+                    data_capacity, false,
+                    [&](cv::Rect roi) { return scan_frame(s, luma, width, height, stride, roi); });
 }
 
 extern "C" int lv_barcode_scan_still(lv_barcode_scanner *s, const uint8_t *luma, int width, int height,
                                      size_t stride, int roi_x, int roi_y, int roi_w, int roi_h,
                                      lv_barcode_result *results, int max_results, uint8_t *data,
                                      size_t data_capacity) {
-    return guarded([&] {
-        if (!s || !valid_frame(luma, width, height, stride) || !results || max_results < 0 || !data) return -EINVAL;
-        cv::Rect roi = clamp_roi(width, height, roi_x, roi_y, roi_w, roi_h);
-        if (roi.empty()) return 0;
-        Output out{results, max_results, data, data_capacity};
-        // Full resolution, every row and column: a tight copy of the ROI (stills are not a hot path).
-        cv::Mat source = roi_mat(luma, stride, roi);
-        cv::Mat tight = reuse(s->still_plane, roi.height, roi.width);
-        source.copyTo(tight);
-        int n = scan_still_plane(s, tight.data, tight.cols, tight.rows, Mapping{1, 1, double(roi.x), double(roi.y)},
-                                 roi, out);
-        if (n != 0) return n;
-        // Small codes: zbar's edge detector needs a few pixels per module; a bilinear 2x upscale gives it that.
-        // Bounded so a large photo does not become a huge scratch plane.
-        if (double(roi.width) * roi.height <= 4096.0 * 4096.0 / 4) {
-            cv::Mat big = reuse(s->rows_plane, roi.height * 2, roi.width * 2);
-            cv::resize(source, big, big.size(), 0, 0, cv::INTER_LINEAR);
-            n = scan_still_plane(s, big.data, big.cols, big.rows, Mapping{0.5, 0.5, double(roi.x), double(roi.y)}, roi,
-                                 out);
-            if (n != 0) return n;
-        }
-        // Dim, washed-out or noisy photos: smooth sensor noise, then stretch the histogram to the full range.
-        cv::Mat enhanced = reuse(s->columns_plane, roi.height, roi.width);
-        cv::GaussianBlur(source, enhanced, cv::Size(0, 0), 1.0);
-        cv::normalize(enhanced, enhanced, 0, 255, cv::NORM_MINMAX);
-        return scan_still_plane(s, enhanced.data, enhanced.cols, enhanced.rows,
-                                Mapping{1, 1, double(roi.x), double(roi.y)}, roi, out);
-    });
+    return run_scan(s, luma, width, height, stride, roi_x, roi_y, roi_w, roi_h, results, max_results, data,
+                    data_capacity, true, [&](cv::Rect roi) { return scan_still(s, luma, stride, roi); });
 }
 
 extern "C" const char *lv_barcode_symbology_name(int symbology) {
-    try {
-        return zbar_get_symbol_name(zbar_symbol_type_t(symbology));
-    } catch (...) {
-        return "";
+    switch (symbology) {
+        case LV_SYM_PDF417: return "PDF417";
+        case LV_SYM_MICROQR: return "Micro-QR";
+        case LV_SYM_DATAMATRIX: return "DataMatrix";
+        case LV_SYM_AZTEC: return "Aztec";
+        case LV_SYM_MAXICODE: return "MaxiCode";
+        default: return zbar_get_symbol_name(zbar::zbar_symbol_type_t(symbology));
     }
 }

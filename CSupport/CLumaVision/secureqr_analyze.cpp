@@ -2,6 +2,8 @@
 // coordinates, and measurements of the secure graphic. See docs/secure-qr.md for the method and its reasons.
 #include "lv_secureqr.h"
 
+#include "guard.hpp"
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -12,18 +14,9 @@
 #include <new>
 #include <vector>
 
-namespace {
+using lv::guarded;
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+namespace {
 
 /// Pixels per module of the patch the alignment pattern is searched in (after rectification).
 constexpr int kPatchModulePx = 4;

@@ -3,6 +3,8 @@
 // recognizer cannot disagree on where the secure graphic is.
 #include "lv_secureqr.h"
 
+#include "guard.hpp"
+
 #include <qrencode.h>
 
 #include <cerrno>
@@ -11,18 +13,9 @@
 #include <new>
 #include <string>
 
-namespace {
+using lv::guarded;
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+namespace {
 
 bool valid_design(const lv_sqr_design *d) {
     if (!d || d->cells_per_module < 1 || d->cells_per_module > 16) return false;

@@ -12,7 +12,7 @@ import LumaScanCore
 ///   `symbology`, `text`, `bytesBase64` and `polygon` (`[[x, y], …]` in frame pixels); then `frame` (LumaScan's frame
 ///   index), `driverSequence`, `captureTime` and `reportTime` (seconds on the monotonic clock), and `input` (the file a
 ///   still image came from) when known; a completion's ``ScanReport/detail`` as `secureQR` (see
-///   ``secureQR(_:)``) or `meter` (see ``meter(_:)``).
+///   ``secureQR(_:)``), `meter` (see ``meter(_:)``) or `barcode` (see ``barcode(_:)``).
 /// - `cameraSetting`: `setting` (its JSON path), `outcome` (`applied` with `control` and the `value` read back,
 ///   `unsupported` or `failed` with a `message`).
 /// - `sourceFailed`: `source`, `message`, `action` (`restartingStream`, `reopeningDevice`, `stopping`).
@@ -76,6 +76,7 @@ public enum EventJSON {
             switch report.detail {
             case .secureQR(let result): object.addRaw("secureQR", secureQR(result))
             case .meter(let reading): object.addRaw("meter", meter(reading))
+            case .barcode(let reading): object.addRaw("barcode", barcode(reading))
             case nil: break
             }
         case .cameraSetting(let outcome):
@@ -183,6 +184,36 @@ public enum EventJSON {
         object.addRaw("crop", rect(reading.crop))
         if let bounds = reading.digitBounds { object.addRaw("digitBounds", rect(bounds)) }
         if let png = reading.cropPNG { object.add("cropPNGBase64", base64(png)) }
+        return object.text + "}"
+    }
+
+    /// A barcode reading's `barcode` object: `decoders` (`["zbar","zxing"]`), `passes`, `characterSet`,
+    /// `preprocessed`; `addOn` (EAN-2/EAN-5 digits) when there is one; `structuredAppend` (`index` on a part, `count`,
+    /// `id`) on a part or an assembled message; `disagreement` (`[{"symbology","text"}, …]`) on a report that no
+    /// code can be trusted where readings disagree.
+    static func barcode(_ reading: BarcodeReading) -> String {
+        var object = JSONObject()
+        object.addRaw("decoders", "[" + reading.decoders.map { quoted($0.rawValue) }.joined(separator: ",") + "]")
+        object.add("passes", reading.passes)
+        object.add("characterSet", reading.characterSet)
+        object.addRaw("preprocessed", String(reading.preprocessed))
+        if let addOn = reading.addOn { object.add("addOn", addOn) }
+        if let sequence = reading.structuredAppend {
+            var part = JSONObject()
+            if let index = sequence.index { part.add("index", index) }
+            part.add("count", sequence.count)
+            part.add("id", sequence.id)
+            object.addRaw("structuredAppend", part.text + "}")
+        }
+        if !reading.disagreement.isEmpty {
+            let alternatives = reading.disagreement.map { alternative in
+                var entry = JSONObject()
+                entry.add("symbology", alternative.symbology.rawValue)
+                entry.add("text", alternative.text)
+                return entry.text + "}"
+            }
+            object.addRaw("disagreement", "[" + alternatives.joined(separator: ",") + "]")
+        }
         return object.text + "}"
     }
 

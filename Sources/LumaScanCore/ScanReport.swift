@@ -153,6 +153,8 @@ public indirect enum ScanReportDetail: Hashable, Sendable {
     case secureQR(SecureQRResult)
     /// A completed meter reading.
     case meter(MeterReading)
+    /// A barcode reading: decoders, character set, add-on, structured append, disagreements.
+    case barcode(BarcodeReading)
 
     /// The secure-QR result, when this is one.
     public var secureQR: SecureQRResult? {
@@ -163,6 +165,12 @@ public indirect enum ScanReportDetail: Hashable, Sendable {
     /// The meter reading, when this is one.
     public var meter: MeterReading? {
         if case .meter(let reading) = self { return reading }
+        return nil
+    }
+
+    /// The barcode reading, when this is one.
+    public var barcode: BarcodeReading? {
+        if case .barcode(let reading) = self { return reading }
         return nil
     }
 }

@@ -132,39 +132,154 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
             }
             return
         }
-        if !configuration.stillImage { expireTracks(now: metadata.captureTime) }
+        if !configuration.stillImage {
+            expireTracks(now: metadata.captureTime)
+        } else {
+            // A still image is read on its own: parts of a sequence are assembled within the image, never across
+            // images, so an image gives the same result whatever came before it.
+            sequences.removeAll(keepingCapacity: true)
+        }
         defer { if !configuration.stillImage { previousFrame = metadata.index } }
+        var disagreement: [BarcodeReading.Alternative] = []
+        var disagreementPolygon: [Point] = []
         for index in 0..<Int(count) {
             let result = results[index]
             guard let symbology = Self.symbology(ofZBarType: result.symbology), enabled.contains(symbology) else {
                 continue
             }
-            // SAFETY: the shim wrote this payload at data_offset..<data_offset + data_length, inside `payloads`.
+            // SAFETY: the shim wrote each string at its offset..<offset + length, inside `payloads`.
             let bytes = Array(
                 UnsafeBufferPointer(start: payloads + Int(result.data_offset), count: Int(result.data_length)))
-            if !configuration.stillImage && !shouldReport(symbology: symbology, bytes: bytes, metadata: metadata) {
-                continue
-            }
+            let text = String(
+                decoding: UnsafeBufferPointer(
+                    start: payloads + Int(result.text_offset), count: Int(result.text_length)),
+                as: UTF8.self)
             let polygon = withUnsafeBytes(of: result.points) { raw in
                 let floats = raw.bindMemory(to: Float.self)
                 return (0..<Int(result.point_count)).map {
                     Point(x: Double(floats[2 * $0]), y: Double(floats[2 * $0 + 1]))
                 }
             }
-            let text = String(decoding: bytes, as: UTF8.self)
+            if result.flags & Int32(LV_RESULT_CONFLICT) != 0 {
+                // Two readings of the same bars disagree: neither is reported as a code.
+                disagreement.append(BarcodeReading.Alternative(symbology: symbology, text: text))
+                if disagreementPolygon.isEmpty { disagreementPolygon = polygon }
+                continue
+            }
+            let reading = Self.reading(of: result, payloads: payloads)
+            if let part = reading.structuredAppend, let partIndex = part.index {
+                reports.append(
+                    ScanReport(
+                        .inProgress, .ok, recognizerID: id, frame: metadata, symbology: symbology, text: text,
+                        bytes: bytes, polygon: polygon, detail: .barcode(reading)))
+                guard
+                    let message = assemble(
+                        symbology: symbology, part: part, index: partIndex, bytes: bytes, text: text)
+                else { continue }
+                var whole = reading
+                whole.structuredAppend = BarcodeReading.StructuredAppend(index: nil, count: part.count, id: part.id)
+                if !configuration.stillImage
+                    && !shouldReport(symbology: symbology, bytes: message.bytes, metadata: metadata)
+                {
+                    continue
+                }
+                reports.append(
+                    ScanReport(
+                        .completedResult, .ok, recognizerID: id, frame: metadata, symbology: symbology,
+                        text: message.text, bytes: message.bytes, polygon: polygon, detail: .barcode(whole)))
+                continue
+            }
+            if !configuration.stillImage && !shouldReport(symbology: symbology, bytes: bytes, metadata: metadata) {
+                continue
+            }
             logger.debug(
                 "code read",
                 metadata: ["recognizer": "\(id)", "symbology": "\(symbology.rawValue)", "frame": "\(metadata.index)"])
             reports.append(
                 ScanReport(
                     .completedResult, .ok, recognizerID: id, frame: metadata, symbology: symbology, text: text,
-                    bytes: bytes, polygon: polygon))
+                    bytes: bytes, polygon: polygon, detail: .barcode(reading)))
         }
+        dropMessagesDecodedWhole(reports: &reports, from: before)
+        if !disagreement.isEmpty {
+            logger.info(
+                "readings disagree; none reported",
+                metadata: [
+                    "recognizer": "\(id)", "frame": "\(metadata.index)",
+                    "readings": "\(disagreement.map { "\($0.symbology.rawValue):\($0.text)" })",
+                ])
+            reports.append(
+                ScanReport(
+                    .inProgress, .unreadable, recognizerID: id, frame: metadata, polygon: disagreementPolygon,
+                    detail: .barcode(BarcodeReading(decoders: [], passes: 0, disagreement: disagreement))))
+        }
+    }
+
+    /// zbar joins the parts of a structured-append sequence it sees in one frame into one symbol without saying so;
+    /// when the parts were also read and assembled here, that symbol is the same message reported twice: the
+    /// assembled report (which says it is a sequence) is kept.
+    private func dropMessagesDecodedWhole(reports: inout [ScanReport], from start: Int) {
+        let assembled = reports[start...].filter {
+            $0.reportType == .completedResult && $0.detail?.barcode?.structuredAppend != nil
+        }
+        guard !assembled.isEmpty else { return }
+        var index = start
+        while index < reports.count {
+            let report = reports[index]
+            let duplicate =
+                report.reportType == .completedResult && report.detail?.barcode?.structuredAppend == nil
+                && assembled.contains { $0.symbology == report.symbology && $0.bytes == report.bytes }
+            if duplicate { reports.remove(at: index) } else { index += 1 }
+        }
+    }
+
+    /// The parts of structured-append sequences seen so far, by symbology, id and count.
+    private var sequences: [String: [Int: (bytes: [UInt8], text: String)]] = [:]
+
+    /// Adds a part; returns the whole message once every part of its sequence has been seen (and forgets the
+    /// sequence). At most 16 sequences are kept at once; a 17th starts the collection over.
+    private func assemble(
+        symbology: Symbology, part: BarcodeReading.StructuredAppend, index: Int, bytes: [UInt8], text: String
+    ) -> (bytes: [UInt8], text: String)? {
+        guard part.count > 1, part.count <= 256, index >= 0, index < part.count else { return nil }
+        let key = "\(symbology.rawValue)/\(part.id)/\(part.count)"
+        if sequences[key] == nil && sequences.count >= 16 { sequences.removeAll(keepingCapacity: true) }
+        sequences[key, default: [:]][index] = (bytes, text)
+        guard let parts = sequences[key], parts.count == part.count else { return nil }
+        sequences[key] = nil
+        let ordered = (0..<part.count).compactMap { parts[$0] }
+        return (ordered.flatMap(\.bytes), ordered.map(\.text).joined())
+    }
+
+    /// The reading a shim result describes.
+    private static func reading(
+        of result: lv_barcode_result, payloads: UnsafeMutablePointer<UInt8>
+    ) -> BarcodeReading {
+        func string(_ offset: UInt32, _ length: UInt32) -> String {
+            String(decoding: UnsafeBufferPointer(start: payloads + Int(offset), count: Int(length)), as: UTF8.self)
+        }
+        var decoders: [BarcodeReading.Decoder] = []
+        if result.decoders & Int32(LV_DECODER_ZBAR) != 0 { decoders.append(.zbar) }
+        if result.decoders & Int32(LV_DECODER_ZXING) != 0 { decoders.append(.zxing) }
+        let charset = withUnsafeBytes(of: result.charset) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        var reading = BarcodeReading(
+            decoders: decoders, passes: Int(result.passes), characterSet: charset,
+            preprocessed: result.flags & Int32(LV_RESULT_PREPROCESSED) != 0)
+        if result.addon_length > 0 { reading.addOn = string(result.addon_offset, result.addon_length) }
+        if result.sequence_count > 0 && result.sequence_index >= 0 {
+            reading.structuredAppend = BarcodeReading.StructuredAppend(
+                index: Int(result.sequence_index), count: Int(result.sequence_count),
+                id: string(result.sequence_id_offset, result.sequence_id_length))
+        }
+        return reading
     }
 
     /// Forgets every code seen, so each is reported again at its next consistent read.
     public func reset() {
         tracks.removeAll(keepingCapacity: true)
+        sequences.removeAll(keepingCapacity: true)
         previousFrame = nil
     }
 

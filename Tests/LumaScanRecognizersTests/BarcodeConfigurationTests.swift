@@ -137,7 +137,7 @@ struct BarcodeConfigurationTests {
         "JSON errors name the path",
         arguments: [
             (#"{"symbology": ["qr"]}"#, "barcodeConfig.symbology: unknown key"),
-            (#"{"symbologies": ["qr", "pdf417"]}"#, "barcodeConfig.symbologies[1]: unknown symbology \"pdf417\""),
+            (#"{"symbologies": ["qr", "telepen"]}"#, "barcodeConfig.symbologies[1]: unknown symbology \"telepen\""),
             (#"{"minLength": {"ean14": 3}}"#, "barcodeConfig.minLength.ean14: unknown symbology \"ean14\""),
             (#"{"regionOfInterest": {"inches": {}}}"#, "barcodeConfig.regionOfInterest.inches: unknown key"),
             (

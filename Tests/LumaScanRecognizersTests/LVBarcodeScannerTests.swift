@@ -57,8 +57,9 @@ struct LVBarcodeScannerTests {
         let image = try twoCodes()
         #expect(scan(image, maxResults: 1).0 == 1)
         #expect(scan(image, maxResults: 0).0 == 0)
-        // 11 bytes ("right-side" and its NUL) fit; "left" then does not fit after it, or the reverse.
-        let (count, results, data) = scan(image, dataCapacity: 11)
+        // A result takes its payload and its text, each with a NUL: 22 bytes for "right-side", 10 for "left". With 22
+        // bytes, "left" does not fit after "right-side", nor "right-side" after "left".
+        let (count, results, data) = scan(image, dataCapacity: 22)
         #expect(count == 1)
         #expect(["left", "right-side"].contains(results.first.map { text($0, data) } ?? ""))
     }
@@ -82,7 +83,8 @@ struct LVBarcodeScannerTests {
             return
         }
         defer { lv_barcode_scanner_destroy(scanner) }
-        #expect(lv_barcode_scanner_configure(scanner, 57, 1, -1, -1) == -EINVAL)  // PDF417: not ours
+        #expect(lv_barcode_scanner_configure(scanner, 5, 1, -1, -1) == -EINVAL)  // zbar's EAN-5: not a symbology
+        #expect(lv_barcode_scanner_configure(scanner, 500, 1, -1, -1) == -EINVAL)
         #expect(lv_barcode_scanner_set_density(scanner, 0, 0) == -EINVAL)
         #expect(lv_barcode_scanner_set_qr_downscale(scanner, 5) == -EINVAL)
         #expect(lv_barcode_scanner_set_qr_prefilter(nil, 1) == -EINVAL)

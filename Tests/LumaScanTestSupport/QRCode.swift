@@ -41,26 +41,59 @@ public struct QRCode: Hashable, Sendable {
     ///
     /// Throws ``Failure`` when `qrencode` is missing (`apt-get install qrencode`) or fails.
     public init(_ text: String, errorCorrection: ErrorCorrection = .medium) throws {
+        try self.init(bytes: Array(text.utf8), text: text, errorCorrection: errorCorrection)
+    }
+
+    /// Encodes raw `bytes` with `qrencode`, adding `options` (for example `["-8"]` for one 8-bit segment, or `["-k"]`
+    /// for Kanji mode on Shift_JIS input); `text` is what a reader should report.
+    public init(bytes: [UInt8], text: String, errorCorrection: ErrorCorrection = .medium, options: [String] = []) throws
+    {
+        let png = try Self.run(
+            ["-t", "PNG", "-s", "1", "-m", "0", "-l", errorCorrection.rawValue, "-o", "-"] + options, input: bytes)
+        try self.init(png: png, text: text)
+    }
+
+    /// A structured-append series: `text` split by `qrencode -S` over symbols of `version`, in sequence order.
+    public static func structuredAppend(_ text: String, version: Int) throws -> [QRCode] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-qr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let base = folder.appendingPathComponent("part.png").path
+        _ = try run(["-t", "PNG", "-s", "1", "-m", "0", "-S", "-v", "\(version)", "-o", base], input: Array(text.utf8))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        return try names.map { name in
+            let png = try Data(contentsOf: folder.appendingPathComponent(name))
+            return try QRCode(png: png, text: text)
+        }
+    }
+
+    /// Runs qrencode with `arguments`, `input` on its standard input; returns its standard output.
+    private static func run(_ arguments: [String], input bytes: [UInt8]) throws -> Data {
         guard let tool = Self.qrencodePath else {
             throw Failure(description: "qrencode is not installed: apt-get install -y qrencode")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-t", "PNG", "-s", "1", "-m", "0", "-l", errorCorrection.rawValue, "-o", "-"]
+        process.arguments = arguments
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data(bytes))
         try input.fileHandleForWriting.close()
         let png = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0, !png.isEmpty else {
-            throw Failure(
-                description: "qrencode failed with status \(process.terminationStatus) for \(text.debugDescription)")
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "qrencode \(arguments) failed with status \(process.terminationStatus)")
         }
+        return png
+    }
+
+    /// Reads a PNG that qrencode wrote with one pixel per module and no margin.
+    private init(png: Data, text: String) throws {
+        guard !png.isEmpty else { throw Failure(description: "qrencode wrote nothing for \(text.debugDescription)") }
         var decoded: OpaquePointer?
         let status = png.withUnsafeBytes { lv_image_decode_grey($0.baseAddress, $0.count, &decoded) }
         guard status == 0, let decoded else { throw Failure(description: "cannot decode qrencode's PNG: \(status)") }

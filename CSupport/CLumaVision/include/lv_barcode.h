@@ -1,6 +1,6 @@
 #ifndef LV_BARCODE_H
 #define LV_BARCODE_H
-// CLumaVision barcode scanning: one zbar image scanner behind an opaque handle.
+// CLumaVision barcode scanning: zbar and ZXing-C++ behind an opaque handle.
 //
 // Every function returns 0 or a count on success and a negative errno-style code on failure (-EINVAL for bad
 // arguments, -ENOMEM when memory ran out, -EIO for any other failure inside zbar or OpenCV). Nothing throws.
@@ -47,31 +47,80 @@ enum {
 /// Corners in a result's polygon.
 #define LV_BARCODE_MAX_POINTS 4
 
-/// One code read from a frame.
+/// The decoders a result came from (`lv_barcode_result.decoders`, a bit mask).
+enum {
+    LV_DECODER_ZBAR = 1,   ///< zbar 0.23
+    LV_DECODER_ZXING = 2,  ///< ZXing-C++ 1.4
+};
+
+/// Flags of a result (`lv_barcode_result.flags`).
+enum {
+    /// Another decoder or pass read a different payload of the same symbology family at the same place: neither
+    /// reading can be trusted (reported as a disagreement, not as a code).
+    LV_RESULT_CONFLICT = 1,
+    /// The payload was read by more than one decoder or pass (independent confirmation).
+    LV_RESULT_CONFIRMED = 2,
+    /// The payload was found only after preprocessing (upscaling, smoothing, inversion, another binarizer).
+    LV_RESULT_PREPROCESSED = 4,
+    /// The text was decoded by an ECI the code carries (otherwise by the symbology's default or a guess).
+    LV_RESULT_ECI = 8,
+};
+
+/// One code read from a frame. Offsets point into the caller's data buffer, each non-empty string NUL-terminated
+/// there; an empty one has offset and length 0.
 typedef struct lv_barcode_result {
     /// The symbology (`LV_SYM_*`).
     int32_t symbology;
-    /// zbar's quality: for linear codes roughly how many scan lines decoded it; 1 for QR.
+    /// zbar's quality (for linear codes roughly how many scan lines decoded it; 1 for QR); for ZXing-only results
+    /// the number of lines that agreed (linear) or 1.
     int32_t quality;
     /// `LV_ORIENT_*`.
     int32_t orientation;
     /// How many of `points` are set (0...LV_BARCODE_MAX_POINTS).
     int32_t point_count;
-    /// Where the payload starts in the caller's data buffer.
+    /// Where the raw payload bytes start in the caller's data buffer.
     uint32_t data_offset;
-    /// The payload's length in bytes.
+    /// The raw payload's length in bytes (the code's data bytes as encoded, no character set applied).
     uint32_t data_length;
-    /// Corners in frame pixels, `x0, y0, x1, y1, ...`: zbar's own four corners for QR codes; for linear codes the
-    /// rotated rectangle enclosing every scan-line point zbar located.
+    /// Corners in frame pixels, `x0, y0, x1, y1, ...`: the decoder's own four corners for 2D codes; for linear codes
+    /// read by zbar the rotated rectangle enclosing every scan-line point zbar located.
     float points[2 * LV_BARCODE_MAX_POINTS];
+    /// Where the payload as UTF-8 text starts in the data buffer: decoded by the code's ECI when it has one, else by
+    /// the symbology's rules (QR: UTF-8 when the bytes are valid UTF-8, else Shift_JIS when they are valid
+    /// Shift_JIS, else ISO-8859-1, as ZXing-C++ guesses), converted with iconv or by ZXing-C++.
+    uint32_t text_offset;
+    /// The text's length in bytes.
+    uint32_t text_length;
+    /// The character set the text was decoded from (`"UTF-8"`, `"Shift_JIS"`, `"ISO-8859-1"`, `"ECI"`,
+    /// `"ASCII"`, ...), NUL-terminated.
+    char charset[16];
+    /// Where an EAN-2/EAN-5 add-on's digits start in the data buffer (read with its EAN/UPC main code).
+    uint32_t addon_offset;
+    /// The add-on's length: 0 (none), 2 or 5.
+    uint32_t addon_length;
+    /// `LV_DECODER_*` bits: which decoders read this payload.
+    int32_t decoders;
+    /// How many distinct passes (decoder, scale, binarizer, polarity) read this payload.
+    int32_t passes;
+    /// `LV_RESULT_*` bits.
+    int32_t flags;
+    /// Structured append: this symbol's position (0-based) in its sequence, or -1 when it is not part of one.
+    int32_t sequence_index;
+    /// Structured append: how many symbols the sequence has, or -1.
+    int32_t sequence_count;
+    /// Structured append: where the sequence's id (QR: the parity byte in decimal; Data Matrix / PDF417 / Aztec:
+    /// the file id) starts in the data buffer.
+    uint32_t sequence_id_offset;
+    /// The sequence id's length (0 when none).
+    uint32_t sequence_id_length;
 } lv_barcode_result;
 
-/// Two zbar image scanners (linear codes, QR codes) with their scratch planes. Use one per recognizer, from one
-/// thread at a time: zbar keeps per-scanner state and is not thread-safe for a shared scanner.
+/// Two zbar image scanners (linear codes, QR codes) and ZXing-C++'s options, with their scratch planes. Use one per
+/// recognizer, from one thread at a time: zbar keeps per-scanner state and is not thread-safe for a shared scanner.
 typedef struct lv_barcode_scanner lv_barcode_scanner;
 
-/// Creates a scanner with every symbology this header names enabled, zbar's default lengths, density 1, 1, QR
-/// downscale 1 and the QR finder prefilter on.
+/// Creates a scanner with every symbology this header names enabled (each read by zbar, ZXing-C++ or both), zbar's
+/// default lengths, density 1, 1, QR downscale 1 and the QR finder prefilter on.
 /// Returns NULL when memory ran out.
 lv_barcode_scanner *lv_barcode_scanner_create(void);
 
@@ -121,24 +170,40 @@ int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *scanner, int enable)
 int lv_qr_finder_locate(const uint8_t *luma, int width, int height, size_t stride, float *out, int max_candidates);
 
 /// Scans one camera frame for codes inside the region of interest `roi_*` (clamped to the frame; a zero width or
-/// height means the whole frame), with the configured density, QR downscale and QR finder prefilter.
+/// height means the whole frame): the live path, which stays real-time.
 ///
-/// `luma` holds `stride * (height - 1) + width` bytes and is only read. Payloads are copied into `data` (capacity
-/// `data_capacity` bytes, each payload NUL-terminated); up to `max_results` results are written to `results`. A code
-/// whose payload does not fit is dropped, as is a code centred outside the region, and a code already found by an
-/// earlier pass over the same frame. Returns the number of results.
+/// - zbar reads the linear codes on averaged scan lines (the configured density) and QR codes on the plane the QR
+///   downscale gives, only around finder patterns the prefilter found; where it found finder patterns but decoded
+///   nothing, ZXing-C++ reads the full-resolution crop around them (structured-append parts, small modules).
+/// - ZXing-C++ reads the linear codes on a few rows (EAN-2/EAN-5 add-ons included), and the 2D codes zbar does not
+///   read (Data Matrix, Aztec, PDF417, Micro QR, MaxiCode) only in the parts of the frame where a 2D code is likely
+///   (dense edges across both axes on a plane shrunk to about 270 rows): at most 4 regions and a quarter of the ROI.
 ///
-/// Scratch planes are allocated once and grown only for a larger frame; inside a scan, OpenCV (resize, blur) and
-/// zbar (QR finder) may still take small temporary buffers. Nothing the caller sees is allocated.
+/// `luma` holds `stride * (height - 1) + width` bytes and is only read. Payloads, texts and add-ons are copied into
+/// `data` (capacity `data_capacity` bytes); up to `max_results` results are written to `results`. A code whose
+/// strings do not fit is dropped, as is a code centred outside the region. A code read by several passes is one
+/// result with its decoders and passes counted. Two weak-check readings over the same bars that disagree are both
+/// flagged LV_RESULT_CONFLICT. Returns the number of results.
+///
+/// Scratch planes are allocated once and grown only for a larger frame; inside a scan, OpenCV (resize, blur), zbar
+/// (QR finder) and ZXing-C++ (its binarized image, results) may still take temporary buffers. Nothing the caller
+/// sees is allocated.
 int lv_barcode_scan(lv_barcode_scanner *scanner, const uint8_t *luma, int width, int height, size_t stride,
                     int roi_x, int roi_y, int roi_w, int roi_h, lv_barcode_result *results, int max_results,
                     uint8_t *data, size_t data_capacity);
 
-/// Scans a still image harder than `lv_barcode_scan`: every row and column at full resolution (zbar density 1, 1,
-/// no binning, no QR downscale); when nothing is found, again on a 2x bilinear upscale (for small codes, when the
-/// upscale stays within 16 megapixels), then on a copy smoothed (Gaussian, sigma 1) and contrast-stretched to 0...255
-/// (for dim, washed-out or noisy photos). The first pass that finds anything wins. The configured density and QR
-/// downscale are not changed.
+/// Scans a still image hard: the still-image path, for photos and scans.
+///
+/// Each image starts from a fresh zbar state, so an image reads the same whatever was scanned before it. The passes:
+/// zbar at full resolution (as zbarimg) and ZXing-C++ trying harder with rotations (as ZXingReader, without its own
+/// downscaling, which aborts Debian's 1.4 on some linear codes); then, while no reading is settled, ZXing-C++ with
+/// its global-histogram binarizer, both decoders on the inverted image, both on a 2x bilinear upscale (up to 16
+/// megapixels), ZXing-C++ on a half-size copy of a large photo, and zbar on a smoothed, contrast-stretched copy.
+///
+/// The misread guard: a reading of a symbology with a weak check (EAN/UPC, ISBN, ITF, Codabar, Code 39) is reported
+/// only when two passes read the same payload, or a plain pass read it with its own confirmation (ZXing-C++ on two
+/// rows, zbar on two scan lines or more); a strong check (QR, Data Matrix, Aztec, PDF417, MaxiCode, Micro QR,
+/// Code 128, Code 93, DataBar) is enough on its own. Disagreements are flagged as in `lv_barcode_scan`.
 int lv_barcode_scan_still(lv_barcode_scanner *scanner, const uint8_t *luma, int width, int height, size_t stride,
                           int roi_x, int roi_y, int roi_w, int roi_h, lv_barcode_result *results, int max_results,
                           uint8_t *data, size_t data_capacity);

@@ -1,0 +1,173 @@
+// What the passes over one frame read, merged, checked and written out (see barcode_internal.hpp).
+#include "barcode_internal.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace lv::barcode {
+namespace {
+
+/// Symbologies whose check is weak: a misread can pass it (one mod-10 digit for EAN/UPC and ITF, none for Codabar
+/// and Code 39 as read here).
+bool weak_check(int sym) {
+    switch (sym) {
+        case LV_SYM_EAN13: case LV_SYM_EAN8: case LV_SYM_UPCA: case LV_SYM_UPCE: case LV_SYM_ISBN10:
+        case LV_SYM_ISBN13: case LV_SYM_I25: case LV_SYM_CODABAR: case LV_SYM_CODE39: return true;
+        default: return false;
+    }
+}
+
+/// The axis-aligned bounding box of a reading's polygon.
+cv::Rect2f bounds(const Found &f) {
+    if (f.point_count == 0) return {};
+    float x0 = f.points[0], x1 = f.points[0], y0 = f.points[1], y1 = f.points[1];
+    for (int i = 1; i < f.point_count; ++i) {
+        x0 = std::min(x0, f.points[2 * i]), x1 = std::max(x1, f.points[2 * i]);
+        y0 = std::min(y0, f.points[2 * i + 1]), y1 = std::max(y1, f.points[2 * i + 1]);
+    }
+    return {x0, y0, x1 - x0, y1 - y0};
+}
+
+cv::Point2f centre(const cv::Rect2f &r) { return {r.x + r.width / 2, r.y + r.height / 2}; }
+
+bool inside(cv::Point2f p, const cv::Rect2f &r) {
+    return p.x >= r.x && p.y >= r.y && p.x <= r.x + r.width && p.y <= r.y + r.height;
+}
+
+/// Whether a still image's reading can be trusted: a symbology with a strong check always; a weak-check one when two
+/// passes read the same payload, or a plain pass read it with its own confirmation (ZXing-C++ decodes a linear code
+/// on at least two rows; zbar's quality counts its scan lines, and one line is not enough).
+bool trusted_still(const Found &f) {
+    if (!weak_check(f.symbology)) return true;
+    if (__builtin_popcount(f.passes) >= 2) return true;
+    return f.plain && ((f.decoders & LV_DECODER_ZXING) || f.quality >= 2);
+}
+
+/// Appends `text` and a NUL to the output's data buffer; false when it does not fit. An empty string takes no room
+/// (offset and length 0).
+bool put(Output &out, const std::string &text, uint32_t &offset, uint32_t &length) {
+    offset = length = 0;
+    if (text.empty()) return true;
+    if (text.size() + 1 > out.data_capacity - out.data_used) return false;
+    offset = uint32_t(out.data_used);
+    length = uint32_t(text.size());
+    std::memcpy(out.data + out.data_used, text.data(), text.size());
+    out.data[out.data_used + text.size()] = 0;
+    out.data_used += text.size() + 1;
+    return true;
+}
+
+}  // namespace
+
+Found &Collector::next() {
+    if (count == slots.size()) slots.emplace_back();
+    Found &f = slots[count++];
+    f.bytes.clear();
+    f.text.clear();
+    f.charset.clear();
+    f.addon.clear();
+    f.sequence_id.clear();
+    f.sequence_index = f.sequence_count = -1;
+    f.point_count = 0;
+    f.quality = 0;
+    f.orientation = LV_ORIENT_UNKNOWN;
+    f.decoders = 0;
+    f.passes = 0;
+    f.plain = f.eci = f.conflict = false;
+    return f;
+}
+
+int collect(lv_barcode_scanner *s, int symbology, const std::string &bytes, const float *points, int point_count,
+            cv::Rect roi, Pass pass, int decoder, int quality, int orientation, Found **slot) {
+    if (slot) *slot = nullptr;
+    if (point_count > 0) {
+        float cx = 0, cy = 0;
+        for (int i = 0; i < point_count; ++i) {
+            cx += points[2 * i];
+            cy += points[2 * i + 1];
+        }
+        cx /= float(point_count);
+        cy /= float(point_count);
+        // QR finder lines come from the cropped scan, but the decoder samples the whole plane zbar was given, so a
+        // code straddling the ROI's edge can decode: keep only codes centred inside the ROI.
+        if (cx < float(roi.x) - 0.5f || cy < float(roi.y) - 0.5f || cx > float(roi.x + roi.width) - 0.5f ||
+            cy > float(roi.y + roi.height) - 0.5f)
+            return 0;
+    }
+    Collector &c = s->collector;
+    Found *f = nullptr;
+    for (size_t i = 0; i < c.count && !f; ++i)
+        if (c.slots[i].symbology == symbology && c.slots[i].bytes == bytes) f = &c.slots[i];
+    if (!f) {
+        f = &c.next();
+        f->symbology = symbology;
+        f->bytes = bytes;
+        f->point_count = std::min(point_count, LV_BARCODE_MAX_POINTS);
+        std::copy(points, points + 2 * f->point_count, f->points);
+        f->orientation = orientation;
+        bool qr_family = symbology == LV_SYM_QRCODE || symbology == LV_SYM_MICROQR;
+        decode_text(bytes, qr_family, f->text, f->charset);
+    }
+    f->passes |= 1u << pass;
+    f->decoders |= decoder;
+    f->quality = std::max(f->quality, quality);
+    f->plain = f->plain || is_plain(pass);
+    if (slot) *slot = f;
+    return 1;
+}
+
+int finish(lv_barcode_scanner *s, const Policy &policy, Output &out) {
+    Collector &c = s->collector;
+    // Drop what the configuration excludes, and on still images what the misread guard does not trust.
+    size_t kept = 0;
+    for (size_t i = 0; i < c.count; ++i) {
+        Found &f = c.slots[i];
+        int sym = f.symbology;
+        int length = int(f.bytes.size());
+        bool wanted = sym > 0 && sym < kSymbolSlots && s->enabled[sym] && length >= s->min_length[sym] &&
+                      (s->max_length[sym] == 0 || length <= s->max_length[sym]);
+        if (wanted && policy.still) wanted = trusted_still(f);
+        if (!wanted) continue;
+        if (kept != i) std::swap(c.slots[kept], c.slots[i]);
+        ++kept;
+    }
+    c.count = kept;
+    // Disagreements: two weak-check readings over the same bars with different payloads (two decoders, or a decoder
+    // at two scales): neither can be trusted, and both are reported as such.
+    for (size_t i = 0; i < c.count; ++i) {
+        for (size_t j = i + 1; j < c.count; ++j) {
+            Found &a = c.slots[i], &b = c.slots[j];
+            if (!weak_check(a.symbology) || !weak_check(b.symbology)) continue;
+            cv::Rect2f ra = bounds(a), rb = bounds(b);
+            if (ra.area() <= 0 || rb.area() <= 0) continue;
+            if (inside(centre(ra), rb) || inside(centre(rb), ra)) a.conflict = b.conflict = true;
+        }
+    }
+    for (size_t i = 0; i < c.count && out.count < out.max_results; ++i) {
+        const Found &f = c.slots[i];
+        lv_barcode_result r{};
+        size_t mark = out.data_used;
+        if (!put(out, f.bytes, r.data_offset, r.data_length) || !put(out, f.text, r.text_offset, r.text_length) ||
+            !put(out, f.addon, r.addon_offset, r.addon_length) ||
+            !put(out, f.sequence_id, r.sequence_id_offset, r.sequence_id_length)) {
+            out.data_used = mark;  // does not fit: dropped whole
+            continue;
+        }
+        r.symbology = f.symbology;
+        r.quality = f.quality;
+        r.orientation = f.orientation;
+        r.point_count = f.point_count;
+        std::copy(f.points, f.points + 2 * f.point_count, r.points);
+        std::strncpy(r.charset, f.charset.c_str(), sizeof r.charset - 1);
+        r.decoders = f.decoders;
+        r.passes = __builtin_popcount(f.passes);
+        r.flags = (f.conflict ? LV_RESULT_CONFLICT : 0) | (r.passes >= 2 ? LV_RESULT_CONFIRMED : 0) |
+                  (f.plain ? 0 : LV_RESULT_PREPROCESSED) | (f.eci ? LV_RESULT_ECI : 0);
+        r.sequence_index = f.sequence_index;
+        r.sequence_count = f.sequence_count;
+        out.results[out.count++] = r;
+    }
+    return out.count;
+}
+
+}  // namespace lv::barcode

@@ -1,0 +1,308 @@
+// ZXing-C++ (Debian's libzxing-dev, 1.4) as the barcode scanner's second backend: the reads, the mapping of its
+// formats and conventions onto LumaScan's (zbar's), and the cheap search that tells a camera frame's live path where
+// a 2D code is likely.
+#define ZX_USE_UTF8 1  // Result::text() as UTF-8 std::string (1.4 otherwise warns and returns std::wstring)
+#include "barcode_internal.hpp"
+
+#if !__has_include(<ZXing/ReadBarcode.h>)
+#error "ZXing-C++'s headers are missing from /usr/include/ZXing: install libzxing-dev (scripts/deps.sh does)"
+#endif
+#include <ZXing/ReadBarcode.h>
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+
+struct lv_zxing_state {
+    /// The flood fill's stack for the likely-region search, kept between frames.
+    std::vector<int> stack;
+};
+
+namespace lv::barcode {
+namespace {
+
+using ZXing::BarcodeFormat;
+
+struct FormatMapping {
+    BarcodeFormat format;
+    int symbology;
+};
+
+constexpr FormatMapping kFormats[] = {
+    {BarcodeFormat::Aztec, LV_SYM_AZTEC},
+    {BarcodeFormat::Codabar, LV_SYM_CODABAR},
+    {BarcodeFormat::Code39, LV_SYM_CODE39},
+    {BarcodeFormat::Code93, LV_SYM_CODE93},
+    {BarcodeFormat::Code128, LV_SYM_CODE128},
+    {BarcodeFormat::DataBar, LV_SYM_DATABAR},
+    {BarcodeFormat::DataBarExpanded, LV_SYM_DATABAR_EXP},
+    {BarcodeFormat::DataMatrix, LV_SYM_DATAMATRIX},
+    {BarcodeFormat::EAN8, LV_SYM_EAN8},
+    {BarcodeFormat::EAN13, LV_SYM_EAN13},
+    {BarcodeFormat::ITF, LV_SYM_I25},
+    {BarcodeFormat::MaxiCode, LV_SYM_MAXICODE},
+    {BarcodeFormat::PDF417, LV_SYM_PDF417},
+    {BarcodeFormat::QRCode, LV_SYM_QRCODE},
+    {BarcodeFormat::UPCA, LV_SYM_UPCA},
+    {BarcodeFormat::UPCE, LV_SYM_UPCE},
+    {BarcodeFormat::MicroQRCode, LV_SYM_MICROQR},
+};
+
+int symbology_of(BarcodeFormat format) {
+    for (const auto &m : kFormats)
+        if (m.format == format) return m.symbology;
+    return 0;
+}
+
+bool ean_family(int sym) {
+    return sym == LV_SYM_EAN13 || sym == LV_SYM_UPCA || sym == LV_SYM_ISBN10 || sym == LV_SYM_ISBN13;
+}
+
+/// The ZXing-C++ formats `kind` looks for among the enabled symbologies.
+ZXing::BarcodeFormats formats_for(const lv_barcode_scanner *s, ZXingKind kind) {
+    ZXing::BarcodeFormats formats;
+    for (const auto &m : kFormats) {
+        bool wanted = s->enabled[m.symbology];
+        // ZXing-C++ reads UPC-A and ISBNs through EAN-13, as zbar does.
+        if (m.symbology == LV_SYM_EAN13) wanted = wanted || s->enabled[LV_SYM_ISBN10] || s->enabled[LV_SYM_ISBN13];
+        if (!wanted) continue;
+        bool matrix = zxing_only(m.symbology) || m.symbology == LV_SYM_QRCODE;
+        if (kind == ZXingKind::kLinearFast && matrix) continue;
+        if (kind == ZXingKind::kMatrix && !zxing_only(m.symbology)) continue;
+        if (kind == ZXingKind::kQR && m.symbology != LV_SYM_QRCODE && m.symbology != LV_SYM_MICROQR) continue;
+        formats |= m.format;
+    }
+    // UPC-A codes come back as UPC-A only when asked for; as EAN-13 otherwise.
+    if (formats.testFlag(BarcodeFormat::EAN13) && s->enabled[LV_SYM_UPCA]) formats |= BarcodeFormat::UPCA;
+    return formats;
+}
+
+/// The ISBN-10 of a 978-prefixed EAN-13 (its 9 digits after 978 and their mod-11 check character).
+std::string isbn10_of(const std::string &ean) {
+    std::string isbn = ean.substr(3, 9);
+    int sum = 0;
+    for (int i = 0; i < 9; ++i) sum += (10 - i) * (isbn[size_t(i)] - '0');
+    int check = (11 - sum % 11) % 11;
+    isbn.push_back(check == 10 ? 'X' : char('0' + check));
+    return isbn;
+}
+
+/// Rewrites a ZXing-C++ reading into zbar's conventions, which LumaScan reports (see BarcodeConfiguration): UPC-A
+/// as 12 digits when UPC-A is enabled, else EAN-13 with a leading 0; Bookland EAN-13 as ISBN-13 or ISBN-10; DataBar
+/// with its "01" application identifier; DataBar Expanded as the raw element string. Returns false when the
+/// reading is of a symbology not enabled in any of its forms.
+bool to_lumascan(const lv_barcode_scanner *s, int &sym, std::string &bytes) {
+    if (sym == LV_SYM_UPCA && !s->enabled[LV_SYM_UPCA]) {
+        sym = LV_SYM_EAN13;
+        bytes.insert(bytes.begin(), '0');
+    }
+    if (sym == LV_SYM_EAN13 && bytes.size() == 13) {
+        bool bookland = bytes.compare(0, 3, "978") == 0 || bytes.compare(0, 3, "979") == 0;
+        if (bytes[0] == '0' && s->enabled[LV_SYM_UPCA]) {
+            sym = LV_SYM_UPCA;
+            bytes.erase(0, 1);
+        } else if (bookland && s->enabled[LV_SYM_ISBN13]) {
+            sym = LV_SYM_ISBN13;
+        } else if (bytes.compare(0, 3, "978") == 0 && s->enabled[LV_SYM_ISBN10]) {
+            sym = LV_SYM_ISBN10;
+            bytes = isbn10_of(bytes);
+        }
+    }
+    if (sym == LV_SYM_DATABAR) bytes.insert(0, "01");
+    if (sym == LV_SYM_DATABAR_EXP) {
+        std::string raw;
+        if (!gs1_hri_to_raw(bytes, raw)) return false;
+        bytes = std::move(raw);
+    }
+    return s->enabled[sym];
+}
+
+int orientation_of(int degrees) {
+    int d = ((degrees % 360) + 360) % 360;
+    if (d < 45 || d >= 315) return LV_ORIENT_UP;
+    if (d < 135) return LV_ORIENT_RIGHT;
+    if (d < 225) return LV_ORIENT_DOWN;
+    return LV_ORIENT_LEFT;
+}
+
+}  // namespace
+
+bool zxing_reads(int symbology) {
+    if (symbology == LV_SYM_ISBN10 || symbology == LV_SYM_ISBN13) return true;
+    return std::any_of(std::begin(kFormats), std::end(kFormats),
+                       [&](const FormatMapping &m) { return m.symbology == symbology; });
+}
+
+bool zxing_only(int symbology) {
+    return symbology == LV_SYM_DATAMATRIX || symbology == LV_SYM_AZTEC || symbology == LV_SYM_PDF417 ||
+           symbology == LV_SYM_MICROQR || symbology == LV_SYM_MAXICODE;
+}
+
+lv_zxing_state *zxing_create() {
+    try {
+        return new lv_zxing_state();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void zxing_destroy(lv_zxing_state *state) { delete state; }
+
+int zxing_read(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_t stride, ZXingKind kind, bool global,
+               Mapping map, cv::Rect roi, Pass pass) {
+    ZXing::BarcodeFormats formats = formats_for(s, kind);
+    if (formats.empty() || w <= 0 || h <= 0) return 0;
+    ZXing::DecodeHints hints;
+    hints.setFormats(formats);
+    hints.setTryHarder(kind != ZXingKind::kLinearFast);
+    hints.setTryRotate(kind == ZXingKind::kHard);
+    // Never ZXing-C++'s own downscaling: Debian's 1.4 is built with assertions, and a linear code found on two
+    // pyramid layers fails `lineCount() == 1` in Result::operator== and aborts the process (zxing-cpp issues 516,
+    // 740, fixed after 1.4). Still images get a downscaled pass of our own instead (barcode.cpp).
+    hints.setTryDownscale(false);
+    hints.setBinarizer(global ? ZXing::Binarizer::GlobalHistogram : ZXing::Binarizer::LocalAverage);
+    hints.setEanAddOnSymbol(ZXing::EanAddOnSymbol::Read);
+    hints.setReturnCodabarStartEnd(true);  // zbar's convention: Codabar with its start and stop characters
+    ZXing::ImageView view(pixels, w, h, ZXing::ImageFormat::Lum, int(stride));
+    const ZXing::Results results = ZXing::ReadBarcodes(view, hints);
+    int added = 0;
+    std::string &bytes = s->collector.scratch;
+    for (const ZXing::Result &r : results) {
+        if (!r.isValid()) continue;
+        int sym = symbology_of(r.format());
+        if (sym == 0) continue;
+        const ZXing::ByteArray &raw = r.bytes();
+        bytes.assign(raw.begin(), raw.end());
+        std::string addon;
+        if ((ean_family(sym) || sym == LV_SYM_EAN8 || sym == LV_SYM_UPCE) && bytes.find(' ') != std::string::npos) {
+            // An EAN-2/EAN-5 add-on comes after a space.
+            size_t space = bytes.find(' ');
+            addon = bytes.substr(space + 1);
+            bytes.resize(space);
+        }
+        if (!to_lumascan(s, sym, bytes)) continue;
+        const ZXing::Position &p = r.position();
+        float points[2 * LV_BARCODE_MAX_POINTS] = {
+            map.x(p.topLeft().x),     map.y(p.topLeft().y),     map.x(p.topRight().x),   map.y(p.topRight().y),
+            map.x(p.bottomRight().x), map.y(p.bottomRight().y), map.x(p.bottomLeft().x), map.y(p.bottomLeft().y)};
+        Found *slot = nullptr;
+        int quality = r.lineCount() > 0 ? r.lineCount() : 1;
+        added += collect(s, sym, bytes, points, 4, roi, pass, LV_DECODER_ZXING, quality, orientation_of(r.orientation()),
+                         &slot);
+        if (!slot) continue;
+        // ZXing-C++'s text, character set, add-on and sequence win over zbar's (zbar reports none of them).
+        if (!zxing_only(sym) && sym != LV_SYM_QRCODE) {
+            slot->text = slot->bytes;
+            slot->charset = "ISO-8859-1";
+        } else {
+            slot->text = r.text();
+            slot->eci = r.hasECI();
+            if (slot->eci) {
+                slot->charset = "ECI";
+            } else {
+                std::string ignored;
+                decode_text(slot->bytes, true, ignored, slot->charset);
+            }
+        }
+        if (!addon.empty()) slot->addon = addon;
+        if (r.isPartOfSequence()) {
+            slot->sequence_index = r.sequenceIndex();
+            slot->sequence_count = r.sequenceSize();
+            slot->sequence_id = r.sequenceId();
+        }
+    }
+    return added;
+}
+
+int zxing_read_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride,
+                              cv::Rect roi) {
+    (void)width;
+    (void)height;
+    // A plane about 270 rows tall: a 2D code's modules of 2 px and more still show as edges there, sensor noise
+    // averages out, and the search costs about half a millisecond at 1080p.
+    const int f = std::max(1, int(std::lround(roi.height / 270.0)));
+    const int pw = roi.width / f, ph = roi.height / f;
+    constexpr int kBlock = 8;
+    const int bw = pw / kBlock, bh = ph / kBlock;
+    if (bw < 1 || bh < 1) return 0;
+    cv::Mat source(roi.height, roi.width, CV_8UC1, const_cast<uint8_t *>(luma + size_t(roi.y) * stride + roi.x),
+                   stride);
+    size_t needed = size_t(pw) * size_t(ph);
+    if (s->gate_plane.empty() || s->gate_plane.total() < needed) s->gate_plane.create(1, int(needed), CV_8UC1);
+    cv::Mat plane(ph, pw, CV_8UC1, s->gate_plane.data);
+    if (f == 1)
+        source(cv::Rect(0, 0, pw, ph)).copyTo(plane);
+    else
+        cv::resize(source(cv::Rect(0, 0, pw * f, ph * f)), plane, plane.size(), 0, 0, cv::INTER_AREA);
+
+    // A block is likely part of a 2D code when both its rows and its columns cross many strong edges: a matrix of
+    // modules has them in both directions, a linear code (one direction) and flat or noisy surfaces do not.
+    constexpr int kEdge = 28;           // grey levels between neighbours on the shrunk plane
+    constexpr int kMinEdges = kBlock * kBlock / 6;
+    s->region_marks.assign(size_t(bw) * size_t(bh), 0);
+    for (int by = 0; by < bh; ++by) {
+        for (int bx = 0; bx < bw; ++bx) {
+            int across = 0, down = 0;
+            for (int y = by * kBlock; y < by * kBlock + kBlock; ++y) {
+                const uint8_t *row = plane.ptr<uint8_t>(y);
+                const uint8_t *below = y + 1 < ph ? plane.ptr<uint8_t>(y + 1) : row;
+                for (int x = bx * kBlock; x < bx * kBlock + kBlock; ++x) {
+                    if (x + 1 < pw && std::abs(int(row[x + 1]) - int(row[x])) > kEdge) ++across;
+                    if (std::abs(int(below[x]) - int(row[x])) > kEdge) ++down;
+                }
+            }
+            if (across >= kMinEdges && down >= kMinEdges)
+                s->region_marks[size_t(by) * size_t(bw) + size_t(bx)] = 1;
+        }
+    }
+    // Connected groups of marked blocks (4-neighbours), each widened by one block for the quiet zone and the code's
+    // sparser edges.
+    s->regions.clear();
+    std::vector<int> &stack = s->zxing->stack;
+    for (int start = 0; start < bw * bh; ++start) {
+        if (s->region_marks[size_t(start)] != 1) continue;
+        int x0 = bw, y0 = bh, x1 = -1, y1 = -1;
+        stack.clear();
+        stack.push_back(start);
+        s->region_marks[size_t(start)] = 2;
+        while (!stack.empty()) {
+            int at = stack.back();
+            stack.pop_back();
+            int bx = at % bw, by = at / bw;
+            x0 = std::min(x0, bx), y0 = std::min(y0, by), x1 = std::max(x1, bx), y1 = std::max(y1, by);
+            const int neighbours[4][2] = {{bx - 1, by}, {bx + 1, by}, {bx, by - 1}, {bx, by + 1}};
+            for (const auto &n : neighbours) {
+                if (n[0] < 0 || n[1] < 0 || n[0] >= bw || n[1] >= bh) continue;
+                size_t i = size_t(n[1]) * size_t(bw) + size_t(n[0]);
+                if (s->region_marks[i] != 1) continue;
+                s->region_marks[i] = 2;
+                stack.push_back(int(i));
+            }
+        }
+        cv::Rect box((x0 - 1) * kBlock * f, (y0 - 1) * kBlock * f, (x1 - x0 + 3) * kBlock * f,
+                     (y1 - y0 + 3) * kBlock * f);
+        box &= cv::Rect(0, 0, roi.width, roi.height);
+        if (box.empty()) continue;
+        s->regions.push_back(box);
+    }
+    // The largest regions first, at most 4 and a quarter of the ROI's area: a busy frame (text, foliage) costs a
+    // bounded amount, and a frame where nothing looks like a 2D code costs only the search.
+    std::sort(s->regions.begin(), s->regions.end(), [](const cv::Rect &a, const cv::Rect &b) { return a.area() > b.area(); });
+    double budget = 0.25 * double(roi.area());
+    int read = 0, tried = 0;
+    for (const cv::Rect &box : s->regions) {
+        if (tried == 4 || double(box.area()) > budget) break;
+        budget -= double(box.area());
+        ++tried;
+        const uint8_t *origin = luma + size_t(roi.y + box.y) * stride + size_t(roi.x + box.x);
+        int n = zxing_read(s, origin, box.width, box.height, stride, ZXingKind::kMatrix, false,
+                           Mapping{1, 1, double(roi.x + box.x), double(roi.y + box.y), 0}, roi, kZXing);
+        if (n < 0) return n;
+        read += n;
+    }
+    return read;
+}
+
+}  // namespace lv::barcode
