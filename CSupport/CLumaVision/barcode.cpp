@@ -1,5 +1,6 @@
 // zbar scanning behind lv_barcode.h: one zbar_image_scanner_t and one reusable zbar_image_t per handle.
 #include "lv_barcode.h"
+#include "lv_shim.hpp"
 
 #include "qr_finder.hpp"
 
@@ -117,16 +118,7 @@ struct lv_barcode_scanner {
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 
 /// A `rows` x `cols` plane in `mat`'s memory, reallocating only when it must grow (cv::Mat::create would reallocate
 /// whenever the shape changes).

@@ -1,6 +1,7 @@
 // Imaging behind lv_image.h: image files through codecs.hpp (libpng, TurboJPEG, our PNM and BMP readers), the
 // operations through OpenCV's imgproc. Every cv::Mat wraps the caller's memory (no copy) unless a result is owned.
 #include "lv_image.h"
+#include "lv_shim.hpp"
 
 #include "codecs.hpp"
 
@@ -22,16 +23,7 @@ struct lv_image {
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 
 bool valid(const uint8_t *luma, int width, int height, size_t stride) {
     return luma && width > 0 && height > 0 && stride >= size_t(width);

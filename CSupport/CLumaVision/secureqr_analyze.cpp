@@ -1,6 +1,7 @@
 // Secure QR analyzer behind lv_secureqr.h: from zbar's polygon to located patterns, a homography from module
 // coordinates, and measurements of the secure graphic. See docs/secure-qr.md for the method and its reasons.
 #include "lv_secureqr.h"
+#include "lv_shim.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -14,16 +15,7 @@
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 
 /// Pixels per module of the patch the alignment pattern is searched in (after rectification).
 constexpr int kPatchModulePx = 4;
