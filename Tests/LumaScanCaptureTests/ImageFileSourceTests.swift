@@ -101,23 +101,6 @@ struct ImageFileSourceTests {
         #expect(asciiBits.pixels == [255, 0, 0, 255])
     }
 
-    /// A BMP file: the 14-byte file header, a BITMAPINFOHEADER, `palette` (BGRA entries) and `rows` (already in file
-    /// order and padded to 4 bytes).
-    func bmp(width: Int, height: Int, bitsPerPixel: Int, palette: [[UInt8]] = [], rows: [UInt8]) -> [UInt8] {
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        let dataOffset = 14 + 40 + 4 * palette.count
-        var file: [UInt8] = Array("BM".utf8)
-        for field in [le32(dataOffset + rows.count), le32(0), le32(dataOffset)] { file += field }
-        let info: [[UInt8]] = [
-            le32(40), le32(width), le32(height), le16(1), le16(bitsPerPixel), le32(0), le32(rows.count), le32(2835),
-            le32(2835), le32(palette.count), le32(0),
-        ]
-        for field in info { file += field }
-        for entry in palette { file += entry }
-        return file + rows
-    }
-
     @Test("BMP: 8-bit palette bottom-up with row padding, 24-bit top-down")
     func bitmaps() throws {
         // 3x2, rows bottom-up, each padded from 3 to 4 bytes; palette index i is grey 40 * i.
@@ -126,12 +109,13 @@ struct ImageFileSourceTests {
             return [grey, grey, grey, 0]
         }
         let indexed = try readOne(
-            bmp(width: 3, height: 2, bitsPerPixel: 8, palette: palette, rows: [3, 2, 1, 0, 0, 1, 2, 0]), named: "a.bmp")
+            BMPFixtures.bmp(width: 3, height: 2, bitsPerPixel: 8, palette: palette, rows: [3, 2, 1, 0, 0, 1, 2, 0]),
+            named: "a.bmp")
         #expect(indexed.width == 3 && indexed.height == 2)
         #expect(indexed.pixels == [0, 40, 80, 120, 80, 40])
         // 2x2 top-down (negative height), BGR: white, black / pure green, grey 100; rows padded from 6 to 8 bytes.
         let rows: [UInt8] = [255, 255, 255, 0, 0, 0, 0, 0] + [0, 255, 0, 100, 100, 100, 0, 0]
-        let direct = try readOne(bmp(width: 2, height: -2, bitsPerPixel: 24, rows: rows), named: "b.bmp")
+        let direct = try readOne(BMPFixtures.bmp(width: 2, height: -2, bitsPerPixel: 24, rows: rows), named: "b.bmp")
         #expect(direct.width == 2 && direct.height == 2)
         #expect(direct.pixels == [255, 0, 150, 100])  // 0.587 * 255 = 149.7
     }
