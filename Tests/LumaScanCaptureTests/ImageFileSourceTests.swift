@@ -4,6 +4,7 @@ import Logging
 import LumaScanCapture
 import LumaScanCore
 import LumaScanTestSupport
+import Synchronization
 import Testing
 
 @Suite("ImageFileSource")
@@ -64,6 +65,10 @@ struct ImageFileSourceTests {
         #expect(sizes == [Size(width: 40, height: 30), Size(width: 40, height: 30), Size(width: 120, height: 90)])
         #expect(files == ["a.bmp", "b.png", "c.PNG"])
         #expect(source.skippedCount == 1)
+        #expect(source.deliveredCount == 3)
+        let broken = folder.appendingPathComponent("broken.jpg").path
+        #expect(source.unreadableFiles.map(\.path) == [broken])
+        #expect(source.unreadableFiles.first?.error.code == .unsupportedFormat)
         #expect(throws: FrameSourceEnd.self) { try source.dequeue(timeout: .zero) }
         source.stop()
         source.stop()
@@ -167,6 +172,74 @@ struct ImageFileSourceTests {
         #expect(throws: FrameSourceEnd.self) { try source.dequeue(timeout: .zero) }
         try source.requeue(frame.bufferIndex)
         #expect(throws: LumaScanError.self) { try source.requeue(frame.bufferIndex) }
+    }
+
+    /// Every frame of `source` until its end: the file names of the frames delivered.
+    func drain(_ source: ImageFileSource) throws -> [String] {
+        var names: [String] = []
+        while true {
+            let frame: DequeuedFrame?
+            do { frame = try source.dequeue(timeout: .zero) } catch is FrameSourceEnd { break }
+            guard let frame else { Issue.record("no free buffer"); break }
+            names.append(URL(fileURLWithPath: source.path(forFrameIndex: frame.metadata.index) ?? "").lastPathComponent)
+            try source.requeue(frame.bufferIndex)
+        }
+        return names
+    }
+
+    @Test("unreadable files are skipped, each reported to the callback with the reason, and the others read")
+    func unreadableFiles() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rgb = [UInt8](repeating: 200, count: 20 * 10 * 3)
+        let webp = try ImageEncoders.webp(rgb: rgb, width: 20, height: 10)
+        try Data(webp).write(to: folder.appendingPathComponent("a-good.webp"))
+        let gif = try ImageEncoders.gif(
+            indices: [UInt8](repeating: 1, count: 400), width: 20, height: 20, palette: [0, 0, 0, 255, 255, 255])
+        try Data(gif.prefix(gif.count - 12)).write(to: folder.appendingPathComponent("b-cut.gif"))
+        try Data("II*\0 but nothing else".utf8).write(to: folder.appendingPathComponent("c-text.tif"))
+        try Data("MM definitely not".utf8).write(to: folder.appendingPathComponent("d-text.tiff"))
+        try Data(BMPFixtures.bmp(width: 40000, height: 40000, bitsPerPixel: 8, rows: []))
+            .write(to: folder.appendingPathComponent("e-huge.bmp"))
+
+        let reported = Mutex<[ImageFileSource.UnreadableFile]>([])
+        let source = ImageFileSource(path: folder.path, logger: Logger(label: "test")) { file in
+            reported.withLock { $0.append(file) }
+        }
+        try source.start()
+        #expect(try drain(source) == ["a-good.webp"])
+        let files = reported.withLock { $0 }
+        #expect(files == source.unreadableFiles)
+        let names = files.map { URL(fileURLWithPath: $0.path).lastPathComponent }
+        #expect(names == ["b-cut.gif", "c-text.tif", "d-text.tiff", "e-huge.bmp"])
+        #expect(files.map(\.error.code) == [.corruptImage, .corruptImage, .unsupportedFormat, .tooLarge])
+        for file in files {
+            #expect(file.error.message.hasPrefix("\(file.path): cannot read the image: "), "\(file.error.message)")
+        }
+        #expect(source.deliveredCount == 1 && source.skippedCount == 4)
+    }
+
+    @Test("a file name that is not valid UTF-8 is read from a folder and when named directly")
+    func nonUTF8Name() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // "caf\xE9.png": Latin-1, as an old camera or a Windows share writes it; not valid UTF-8.
+        let name: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".png".utf8)
+        let path = Array(folder.path.utf8) + [UInt8(ascii: "/")] + name
+        let cPath = path.map { CChar(bitPattern: $0) } + [0]
+        #expect(lv_image_write_png(cPath, [UInt8](repeating: 42, count: 12), 4, 3, 4) == 0)
+
+        let listed = ImageFileSource(path: folder.path, logger: Logger(label: "test"))
+        try listed.start()
+        #expect(try drain(listed) == ["caf\u{FFFD}.png"])
+        #expect(listed.skippedCount == 0)
+
+        let named = ImageFileSource(pathBytes: path, logger: Logger(label: "test"))
+        try named.start()
+        let frame = try #require(try named.dequeue(timeout: .zero))
+        #expect(frame.metadata.format.width == 4 && frame.metadata.format.height == 3)
+        #expect(Array(named.bytes(of: frame.bufferIndex)) == [UInt8](repeating: 42, count: 12))
+        #expect(named.path(forFrameIndex: 0) == folder.path + "/caf\u{FFFD}.png")
     }
 
     @Test("a missing path or a folder without images fails to start")

@@ -4,10 +4,20 @@ import LumaScanTestSupport
 import Testing
 
 /// Runs the built `lumascan` binary and returns its exit status, stdout and stderr.
-func runLumaScan(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+///
+/// - Parameter wrapper: a command that runs `lumascan` (its arguments follow it), such as `setpriv` with options.
+func runLumaScan(
+    _ arguments: [String], wrapper: [String] = []
+) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = try lumascanBinary()
-    process.arguments = arguments
+    let binary = try lumascanBinary()
+    if let command = wrapper.first {
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = wrapper.dropFirst() + [binary.path] + arguments
+    } else {
+        process.executableURL = binary
+        process.arguments = arguments
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -154,6 +164,70 @@ struct CLITests {
         #expect(result.status == 3)
         #expect(result.stderr.contains("/dev/video-lumascan-missing"))
         #expect(result.stderr.lowercased().contains("no such file"))
+    }
+
+    @Test("an image file that cannot be decoded exits with status 3, naming the file and the reason")
+    func undecodableFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-\(UUID().uuidString).png")
+        try Data("not an image at all".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try runLumaScan(["scan", "--input", file.path])
+        #expect(result.status == 3, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("lumascan: \(file.path): cannot read the image: not in an image format"))
+        let failed = try jsonLines(result.stdout).filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.count == 1)
+        #expect(failed.first?["input"] as? String == file.path)
+        #expect(failed.first?["reason"] as? String == "unsupportedFormat")
+    }
+
+    @Test("a folder with a good PNG and a truncated WebP: the PNG's code, one inputFailed line, exit status 4")
+    func folderWithUnreadableFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let canvas = TestCanvas(width: 480, height: 240, fill: 235)
+        canvas.place(EAN.ean13("400638133393").render(moduleWidth: 3, height: 120), centre: Point(x: 240, y: 120))
+        #expect(canvas.writePNG(to: folder.appendingPathComponent("good.png").path) == 0)
+        let rgb = [UInt8](repeating: 90, count: 64 * 64 * 3)
+        let webp = try ImageEncoders.webp(rgb: rgb, width: 64, height: 64, quality: 80)
+        let bad = folder.appendingPathComponent("cut.webp")
+        try Data(webp.prefix(webp.count / 2)).write(to: bad)
+
+        let result = try runLumaScan(["scan", "--input", folder.path])
+        #expect(result.status == 4, "stderr: \(result.stderr)")
+        let events = try jsonLines(result.stdout)
+        #expect(events.first?["event"] as? String == "started")
+        let results = events.filter { $0["reportType"] as? String == "COMPLETED_RESULT" }
+        #expect(results.map { $0["text"] as? String } == ["4006381333931"])
+        #expect((results.first?["input"] as? String)?.hasSuffix("/good.png") == true)
+        let failed = events.filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.count == 1)
+        #expect(failed.first?["schemaVersion"] as? Int == 1)
+        #expect(failed.first?["input"] as? String == bad.path)
+        #expect(failed.first?["reason"] as? String == "corruptImage")
+        #expect((failed.first?["message"] as? String)?.contains("cut.webp: cannot read the image: ") == true)
+        #expect(events.last?["event"] as? String == "stopped")
+        #expect(result.stderr.contains("1 input(s) could not be read, 1 scanned"), "stderr: \(result.stderr)")
+    }
+
+    @Test("a file without read permission: exit status 3 and a reason that says permission")
+    func unreadableFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-\(UUID().uuidString).png")
+        #expect(TestCanvas(width: 8, height: 8).writePNG(to: file.path) == 0)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(chmod(file.path, 0) == 0)
+        // Root reads a mode-000 file all the same (CAP_DAC_OVERRIDE): as root, lumascan runs without the two
+        // capabilities that bypass file permissions, through util-linux's setpriv.
+        let wrapper =
+            getuid() == 0 ? ["/usr/bin/setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"] : []
+        try #require(
+            wrapper.isEmpty || FileManager.default.isExecutableFile(atPath: wrapper[0]),
+            "as root this test needs setpriv (util-linux) to drop CAP_DAC_OVERRIDE")
+        let result = try runLumaScan(["scan", "--input", file.path], wrapper: wrapper)
+        #expect(result.status == 3, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("\(file.path): cannot read the image: permission denied"), "\(result.stderr)")
+        let failed = try jsonLines(result.stdout).filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.first?["reason"] as? String == "permissionDenied")
     }
 
     @Test("devices --json prints a JSON array of capture devices")
