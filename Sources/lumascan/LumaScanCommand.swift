@@ -116,6 +116,7 @@ final class LineWriter: @unchecked Sendable {
 func rawArgument(option: String, value: String) -> [UInt8] {
     let arguments: [[UInt8]] = (0..<Int(CommandLine.argc)).compactMap { index in
         CommandLine.unsafeArgv[index].map { argument in
+            // SAFETY: argv's strings are NUL-terminated and live as long as the process.
             UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
         }
     }
