@@ -45,6 +45,8 @@ let package = Package(
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_freetype"),
                 // ZXing-C++ (Debian's libzxing-dev, /usr/include/ZXing): the second barcode backend.
                 .linkedLibrary("ZXing"),
+                // Image codecs (codecs.cpp): libwebp, libtiff and giflib (libwebp-dev, libtiff-dev, libgif-dev).
+                .linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
             ]),
 
         .target(name: "LumaScanCore", dependencies: [logging]),
@@ -62,8 +64,12 @@ let package = Package(
                 "LumaScan", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Test-only encoders for the image formats the library only reads (WebP, TIFF, GIF), kept out of the library.
         .target(
-            name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision"],
+            name: "CLumaTestCodecs", path: "Tests/CLumaTestCodecs",
+            linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("gif")]),
+        .target(
+            name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision", "CLumaTestCodecs"],
             path: "Tests/LumaScanTestSupport"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(

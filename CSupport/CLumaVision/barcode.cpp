@@ -2,7 +2,7 @@
 // and still images. ZXing-C++'s passes are in barcode_zxing.cpp, the merging and checking of what the passes read in
 // barcode_merge.cpp.
 #include "barcode_internal.hpp"
-#include "guard.hpp"
+#include "lv_shim.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

@@ -1,13 +1,32 @@
-// Image file codecs behind codecs.hpp: PNG (libpng's simplified API), JPEG (TurboJPEG), PGM/PPM/PBM and BMP (parsed
-// here), each decoded to 8-bit grey. Every length read from a file is checked against the bytes there before use.
+// Image file codecs behind codecs.hpp: PNG (libpng's simplified API), JPEG (TurboJPEG), WebP (libwebp), TIFF
+// (libtiff), GIF (giflib), PGM/PPM/PBM and BMP (parsed here), each decoded to 8-bit grey. Every length read from a
+// file is checked against the bytes there before use, and every image's size against the pixel budget (`check_size`)
+// before its pixels are allocated.
 #include "codecs.hpp"
 
 #include <png.h>
 #include <turbojpeg.h>
 
+// libwebp, libtiff and giflib are linked by name (Package.swift), not found through pkg-config, so SwiftPM cannot
+// name a missing package itself.
+#if !__has_include(<webp/decode.h>)
+#error "libwebp's headers are missing: install libwebp-dev (scripts/deps.sh does)"
+#endif
+#if !__has_include(<tiffio.h>)
+#error "libtiff's headers are missing: install libtiff-dev (scripts/deps.sh does)"
+#endif
+#if !__has_include(<gif_lib.h>)
+#error "giflib's headers are missing: install libgif-dev (scripts/deps.sh does)"
+#endif
+#include <gif_lib.h>
+#include <tiffio.h>
+#include <webp/decode.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <mutex>
 
 namespace lv::codecs {
 namespace {
@@ -28,9 +47,15 @@ inline uint8_t scale(uint32_t value, uint32_t maxval) {
     return uint8_t((value * 255 + maxval / 2) / maxval);
 }
 
-/// Whether an image of `width` x `height` is beyond what is decoded: 2^30 pixels, OpenCV's default limit
-/// (CV_IO_MAX_IMAGE_PIXELS), so a corrupt header is refused instead of costing gigabytes.
-bool too_large(uint64_t width, uint64_t height) { return width * height > (uint64_t(1) << 30); }
+/// The one check of an image's size, made by every decoder as soon as its header gives the size and before any pixel
+/// memory is allocated: 0 for a size to decode, -EBADMSG for an empty one (a side of 0), -EFBIG beyond 2^30 pixels,
+/// OpenCV's default limit (CV_IO_MAX_IMAGE_PIXELS), so a corrupt or hostile header is refused instead of costing
+/// gigabytes. Within the budget each side fits an int, as cv::Mat needs.
+int check_size(uint64_t width, uint64_t height) {
+    constexpr uint64_t budget = uint64_t(1) << 30;
+    if (width == 0 || height == 0) return -EBADMSG;
+    return width > budget || height > budget || width * height > budget ? -EFBIG : 0;
+}
 
 bool starts_with(const uint8_t *bytes, size_t length, const char *signature, size_t count) {
     return length >= count && std::memcmp(bytes, signature, count) == 0;
@@ -52,7 +77,18 @@ struct PNGImage {
 
 int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out) {
     PNGImage png;
-    if (!png_image_begin_read_from_memory(&png.image, bytes, length)) return -EIO;
+    if (!png_image_begin_read_from_memory(&png.image, bytes, length)) {
+        // libpng refuses sides over its own limit (a million pixels) as an error like any other: read the size from
+        // IHDR (always the first chunk, its width and height at bytes 16 and 20) to say "too large" rather than
+        // "corrupt".
+        auto be32 = [&](size_t at) {
+            return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 |
+                   bytes[at + 3];
+        };
+        if (length >= 24 && std::memcmp(bytes + 12, "IHDR", 4) == 0 && check_size(be32(16), be32(20)) == -EFBIG)
+            return -EFBIG;
+        return -EBADMSG;
+    }
     // A 16-bit file without gAMA or sRGB is taken as sRGB-encoded and scaled to 8 bits, as OpenCV did; the default
     // would read it as linear light and brighten it.
     png.image.flags |= PNG_IMAGE_FLAG_16BIT_sRGB;
@@ -62,11 +98,11 @@ int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out) {
     // while OpenCV ignored alpha.
     png.image.format = colour ? PNG_FORMAT_RGBA : alpha ? PNG_FORMAT_GA : PNG_FORMAT_GRAY;
     const int channels = int(PNG_IMAGE_SAMPLE_CHANNELS(png.image.format));
-    if (png.image.width == 0 || png.image.height == 0 || png.image.width > uint32_t(INT_MAX / channels) ||
-        png.image.height > uint32_t(INT_MAX) || too_large(png.image.width, png.image.height))
-        return -EIO;
+    if (int status = check_size(png.image.width, png.image.height); status != 0) return status;
+    if (png.image.width > uint32_t(INT_MAX / channels)) return -EFBIG;  // libpng takes the row stride as an int
     cv::Mat decoded(int(png.image.height), int(png.image.width), CV_8UC(channels));
-    if (!png_image_finish_read(&png.image, nullptr, decoded.data, png_int_32(decoded.step[0]), nullptr)) return -EIO;
+    if (!png_image_finish_read(&png.image, nullptr, decoded.data, png_int_32(decoded.step[0]), nullptr))
+        return -EBADMSG;
     if (channels == 1) {
         out = std::move(decoded);
         return 0;
@@ -179,8 +215,9 @@ int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out) {
     int width = 0, height = 0, subsampling = 0, colourspace = 0;
     if (tjDecompressHeader3(jpeg.handle, bytes, (unsigned long)length, &width, &height, &subsampling, &colourspace) !=
             0 ||
-        width <= 0 || height <= 0 || too_large(uint64_t(width), uint64_t(height)))
-        return -EIO;
+        width < 0 || height < 0)
+        return -EBADMSG;
+    if (int status = check_size(uint64_t(width), uint64_t(height)); status != 0) return status;
     // TurboJPEG converts YCbCr and grey JPEGs to grey itself (the luma plane, as libjpeg's JCS_GRAYSCALE output that
     // OpenCV asked for), but not CMYK: those are decoded as CMYK and converted here.
     const bool cmyk = colourspace == TJCS_CMYK || colourspace == TJCS_YCCK;
@@ -189,7 +226,7 @@ int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out) {
     if (tjDecompress2(jpeg.handle, bytes, (unsigned long)length, decoded.data, width, int(decoded.step[0]), height,
                       cmyk ? TJPF_CMYK : TJPF_GRAY, 0) != 0 &&
         tjGetErrorCode(jpeg.handle) != TJERR_WARNING)
-        return -EIO;
+        return -EBADMSG;
     if (cmyk) {
         // OpenCV's CMYK-to-grey: each ink scaled by black, then the BT.601 weights.
         out.create(height, width, CV_8UC1);
@@ -217,24 +254,24 @@ public:
     NetPBM(const uint8_t *bytes, size_t length) : at_(bytes), end_(bytes + length) {}
 
     int decode(cv::Mat &out) {
-        if (end_ - at_ < 3 || at_[0] != 'P' || at_[1] < '1' || at_[1] > '6') return -EIO;
+        if (end_ - at_ < 3 || at_[0] != 'P' || at_[1] < '1' || at_[1] > '6') return -EMEDIUMTYPE;
         const int kind = at_[1] - '0';
         at_ += 2;
         const bool bitmap = kind == 1 || kind == 4, colour = kind == 3 || kind == 6, ascii = kind <= 3;
         uint32_t width, height, maxval = 1;
-        if (!number(width) || !number(height) || (!bitmap && !number(maxval))) return -EIO;
-        if (width == 0 || height == 0 || maxval == 0 || maxval > 65535) return -EIO;
+        if (!number(width) || !number(height) || (!bitmap && !number(maxval))) return -EBADMSG;
+        if (maxval == 0 || maxval > 65535) return -EBADMSG;
+        if (int status = check_size(width, height); status != 0) return status;
         const uint64_t samples = uint64_t(width) * height * (colour ? 3 : 1);
         if (!ascii) {
             // Exactly one whitespace character separates the header from binary data.
-            if (at_ == end_ || !space(*at_)) return -EIO;
+            if (at_ == end_ || !space(*at_)) return -EBADMSG;
             ++at_;
             const uint64_t needed = kind == 4 ? uint64_t((width + 7) / 8) * height : samples * (maxval > 255 ? 2 : 1);
-            if (uint64_t(end_ - at_) < needed) return -EIO;
+            if (uint64_t(end_ - at_) < needed) return -EBADMSG;
         } else if (uint64_t(end_ - at_) < samples) {
-            return -EIO;  // every ASCII sample takes at least one character
+            return -EBADMSG;  // every ASCII sample takes at least one character
         }
-        if (width > uint32_t(INT_MAX) || height > uint32_t(INT_MAX) || too_large(width, height)) return -EIO;
         out.create(int(height), int(width), CV_8UC1);
         for (uint32_t y = 0; y < height; ++y) {
             uint8_t *row = out.ptr<uint8_t>(int(y));
@@ -246,7 +283,7 @@ public:
                 }
                 uint32_t value[3];
                 for (int c = 0; c < (colour ? 3 : 1); ++c)
-                    if (!sample(kind, maxval, value[c])) return -EIO;
+                    if (!sample(kind, maxval, value[c])) return -EBADMSG;
                 if (bitmap)
                     row[x] = value[0] ? 0 : 255;
                 else if (colour)
@@ -316,7 +353,7 @@ private:
 int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
     auto u16 = [&](size_t offset) -> uint32_t { return uint32_t(bytes[offset]) | uint32_t(bytes[offset + 1]) << 8; };
     auto u32 = [&](size_t offset) -> uint32_t { return u16(offset) | u16(offset + 2) << 16; };
-    if (length < 26) return -EIO;
+    if (length < 26) return -EBADMSG;
     const size_t data = u32(10), header = u32(14);
     int64_t width, height;
     uint32_t bpp, compression = 0, used = 0;
@@ -333,13 +370,12 @@ int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
         compression = u32(30);
         used = u32(46);
     } else {
-        return -EIO;
+        return -EBADMSG;
     }
     const bool topDown = height < 0;
     if (topDown) height = -height;
-    if (width <= 0 || height <= 0 || width > INT_MAX || height > INT_MAX ||
-        too_large(uint64_t(width), uint64_t(height)))
-        return -EIO;
+    if (width < 0) return -EBADMSG;
+    if (int status = check_size(uint64_t(width), uint64_t(height)); status != 0) return status;
 
     // Channel masks for 16 and 32 bits: the defaults (5-5-5, 8-8-8), or BITFIELDS after (or in) the header.
     uint32_t masks[3] = {0, 0, 0};
@@ -349,36 +385,36 @@ int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
         masks[0] = 0x00FF0000, masks[1] = 0x0000FF00, masks[2] = 0x000000FF;
     }
     if (compression == 3 || compression == 6) {  // BI_BITFIELDS, BI_ALPHABITFIELDS
-        if ((bpp != 16 && bpp != 32) || 14 + 40 + 12 > length) return -EIO;
+        if ((bpp != 16 && bpp != 32) || 14 + 40 + 12 > length) return -EBADMSG;
         for (int c = 0; c < 3; ++c) masks[c] = u32(14 + 40 + 4 * size_t(c));
     } else if (compression != 0) {
-        return -EIO;  // RLE, JPEG or PNG inside a BMP
+        return -ENOTSUP;  // RLE, JPEG or PNG inside a BMP
     }
 
     uint8_t palette[256] = {};
     if (bpp <= 8) {
-        if (bpp != 1 && bpp != 4 && bpp != 8) return -EIO;
+        if (bpp != 1 && bpp != 4 && bpp != 8) return -ENOTSUP;  // 2 bits (Windows CE), or nonsense
         const size_t entries = used && used < (1u << bpp) ? used : (1u << bpp);
         const size_t start = 14 + header;
-        if (start + entries * paletteEntry > length) return -EIO;
+        if (start + entries * paletteEntry > length) return -EBADMSG;
         for (size_t i = 0; i < entries; ++i) {
             const uint8_t *bgr = bytes + start + i * paletteEntry;
             palette[i] = grey(bgr[2], bgr[1], bgr[0]);
         }
     } else if (bpp != 16 && bpp != 24 && bpp != 32) {
-        return -EIO;
+        return -ENOTSUP;  // 64 bits, or nonsense
     }
     int shifts[3];
     uint32_t maxima[3];
     for (int c = 0; c < 3; ++c) {
         if (bpp != 16 && bpp != 32) break;
-        if (masks[c] == 0) return -EIO;
+        if (masks[c] == 0) return -EBADMSG;
         shifts[c] = __builtin_ctz(masks[c]);
         maxima[c] = masks[c] >> shifts[c];
     }
 
     const uint64_t rowBytes = (uint64_t(width) * bpp + 31) / 32 * 4;
-    if (data > length || rowBytes * uint64_t(height) > length - data) return -EIO;
+    if (data > length || rowBytes * uint64_t(height) > length - data) return -EBADMSG;
     out.create(int(height), int(width), CV_8UC1);
     for (int64_t row = 0; row < height; ++row) {
         const uint8_t *source = bytes + data + size_t(row) * rowBytes;
@@ -403,21 +439,284 @@ int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
     return 0;
 }
 
+// ---- WebP --------------------------------------------------------------------------------------------------------
+
+int webp_status(VP8StatusCode status) {
+    switch (status) {
+        case VP8_STATUS_OK: return 0;
+        case VP8_STATUS_OUT_OF_MEMORY: return -ENOMEM;
+        case VP8_STATUS_UNSUPPORTED_FEATURE: return -ENOTSUP;  // an animation, say
+        default: return -EBADMSG;                              // a bitstream error, or not enough data
+    }
+}
+
+/// Reads lossy and lossless WebP (still images; an animation is refused with -ENOTSUP), decoded to RGB and then to
+/// BT.601 grey, so a WebP reads as the PNG it was made from; alpha is ignored (libwebp's RGB output drops it without
+/// compositing).
+int decode_webp(const uint8_t *bytes, size_t length, cv::Mat &out) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return -ENOTSUP;  // a libwebp of another ABI than the headers
+    if (int status = webp_status(WebPGetFeatures(bytes, length, &config.input)); status != 0) return status;
+    if (int status = check_size(uint64_t(config.input.width), uint64_t(config.input.height)); status != 0)
+        return status;
+    cv::Mat rgb(config.input.height, config.input.width, CV_8UC3);
+    // libwebp writes into our buffer (external memory), so nothing of its own is left to free with WebPFreeDecBuffer.
+    config.output.colorspace = MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = rgb.data;
+    config.output.u.RGBA.stride = int(rgb.step[0]);
+    config.output.u.RGBA.size = rgb.step[0] * size_t(rgb.rows);
+    if (int status = webp_status(WebPDecode(bytes, length, &config)); status != 0) return status;
+    out.create(rgb.rows, rgb.cols, CV_8UC1);
+    for (int y = 0; y < rgb.rows; ++y) {
+        const uint8_t *source = rgb.ptr<uint8_t>(y);
+        uint8_t *target = out.ptr<uint8_t>(y);
+        for (int x = 0; x < rgb.cols; ++x, source += 3) target[x] = grey(source[0], source[1], source[2]);
+    }
+    return 0;
+}
+
+// ---- TIFF --------------------------------------------------------------------------------------------------------
+
+/// The encoded file libtiff reads through TIFFClientOpen's callbacks: memory, read-only.
+struct TIFFMemory {
+    const uint8_t *bytes;
+    size_t length;
+    uint64_t at;
+};
+
+tmsize_t tiff_read(thandle_t handle, void *buffer, tmsize_t size) {
+    auto *file = static_cast<TIFFMemory *>(handle);
+    if (size < 0) return -1;
+    const uint64_t left = file->at < file->length ? file->length - file->at : 0;
+    const size_t count = size_t(std::min<uint64_t>(uint64_t(size), left));
+    if (count > 0) std::memcpy(buffer, file->bytes + file->at, count);
+    file->at += count;
+    return tmsize_t(count);
+}
+
+tmsize_t tiff_write(thandle_t, void *, tmsize_t) { return -1; }
+
+toff_t tiff_seek(thandle_t handle, toff_t offset, int whence) {
+    auto *file = static_cast<TIFFMemory *>(handle);
+    // SEEK_CUR and SEEK_END move by a signed amount that libtiff passes as toff_t.
+    const int64_t delta = int64_t(offset);
+    int64_t position;
+    switch (whence) {
+        case SEEK_SET: position = delta; break;
+        case SEEK_CUR: position = int64_t(file->at) + delta; break;
+        case SEEK_END: position = int64_t(file->length) + delta; break;
+        default: return toff_t(-1);
+    }
+    if (position < 0) return toff_t(-1);
+    file->at = uint64_t(position);  // past the end is allowed; reads there return nothing
+    return file->at;
+}
+
+int tiff_close(thandle_t) { return 0; }
+
+toff_t tiff_size(thandle_t handle) { return static_cast<TIFFMemory *>(handle)->length; }
+
+/// Hands libtiff the bytes as its "mapped file", so it reads strips in place instead of copying them through
+/// tiff_read (the file is opened read-only, so it never writes there).
+int tiff_map(thandle_t handle, void **base, toff_t *size) {
+    auto *file = static_cast<TIFFMemory *>(handle);
+    *base = const_cast<uint8_t *>(file->bytes);
+    *size = file->length;
+    return 1;
+}
+
+void tiff_unmap(thandle_t, void *, toff_t) {}
+
+#if TIFFLIB_VERSION >= 20221213  // libtiff 4.5.0, Debian 12's, has per-handle message handlers
+/// Swallows a message: libtiff's default handlers print every error and warning to stderr, and a corrupt file must
+/// come back as an error code, not as noise in a daemon's output. Returning 1 stops the global handlers too.
+int tiff_silent(TIFF *, void *, const char *, const char *, va_list) { return 1; }
+
+/// Open options that route a handle's messages to `tiff_silent`.
+struct TIFFOptions {
+    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    TIFFOptions() {
+        if (!options) return;
+        TIFFOpenOptionsSetErrorHandlerExtR(options, tiff_silent, nullptr);
+        TIFFOpenOptionsSetWarningHandlerExtR(options, tiff_silent, nullptr);
+    }
+    ~TIFFOptions() { TIFFOpenOptionsFree(options); }
+    TIFFOptions(const TIFFOptions &) = delete;
+    TIFFOptions &operator=(const TIFFOptions &) = delete;
+};
+
+TIFF *tiff_open(TIFFMemory &memory) {
+    TIFFOptions options;
+    if (!options.options) return nullptr;
+    return TIFFClientOpenExt("memory", "r", &memory, tiff_read, tiff_write, tiff_seek, tiff_close, tiff_size,
+                             tiff_map, tiff_unmap, options.options);
+}
+#else
+/// An older libtiff has only the process-wide handlers: silence them once (see tiff_silent above for why).
+TIFF *tiff_open(TIFFMemory &memory) {
+    static std::once_flag silenced;
+    std::call_once(silenced, [] {
+        TIFFSetErrorHandler(nullptr);
+        TIFFSetWarningHandler(nullptr);
+    });
+    return TIFFClientOpen("memory", "r", &memory, tiff_read, tiff_write, tiff_seek, tiff_close, tiff_size, tiff_map,
+                          tiff_unmap);
+}
+#endif
+
+/// Closes a TIFF handle on every path.
+struct TIFFHandle {
+    TIFF *tiff;
+    ~TIFFHandle() {
+        if (tiff) TIFFClose(tiff);
+    }
+    TIFFHandle(const TIFFHandle &) = delete;
+    TIFFHandle &operator=(const TIFFHandle &) = delete;
+};
+
+/// Reads a TIFF's first directory (page) through libtiff's RGBA interface, which converts every photometric
+/// interpretation libtiff knows (grey, palette, RGB, YCbCr, CMYK, CIE L*a*b*, 1 to 16 bits a sample) to 8-bit RGBA
+/// oriented top-left, then BT.601 grey: an 8-bit grey TIFF reads exactly. An image with unassociated alpha has its
+/// colour multiplied by alpha (libtiff's conversion does so).
+int decode_tiff(const uint8_t *bytes, size_t length, cv::Mat &out) {
+    TIFFMemory memory{bytes, length, 0};
+    TIFFHandle handle{tiff_open(memory)};
+    TIFF *tiff = handle.tiff;
+    if (!tiff) return -EBADMSG;
+    uint32_t width = 0, height = 0;
+    if (!TIFFGetField(tiff, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tiff, TIFFTAG_IMAGELENGTH, &height))
+        return -EBADMSG;
+    if (int status = check_size(width, height); status != 0) return status;
+    uint16_t compression = COMPRESSION_NONE;
+    TIFFGetFieldDefaulted(tiff, TIFFTAG_COMPRESSION, &compression);
+    char reason[1024];
+    if (!TIFFIsCODECConfigured(compression) || !TIFFRGBAImageOK(tiff, reason)) return -ENOTSUP;
+    cv::Mat raster(int(height), int(width), CV_32SC1);
+    // stop_on_error 1: a truncated or corrupt strip fails the read instead of leaving a partly blank image.
+    if (!TIFFReadRGBAImageOriented(tiff, width, height, reinterpret_cast<uint32_t *>(raster.data), ORIENTATION_TOPLEFT,
+                                   1))
+        return -EBADMSG;
+    out.create(raster.rows, raster.cols, CV_8UC1);
+    for (int y = 0; y < raster.rows; ++y) {
+        const uint32_t *source = raster.ptr<uint32_t>(y);
+        uint8_t *target = out.ptr<uint8_t>(y);
+        for (int x = 0; x < raster.cols; ++x)
+            target[x] = grey(TIFFGetR(source[x]), TIFFGetG(source[x]), TIFFGetB(source[x]));
+    }
+    return 0;
+}
+
+// ---- GIF ---------------------------------------------------------------------------------------------------------
+
+/// The encoded file giflib reads through DGifOpen's callback.
+struct GIFMemory {
+    const uint8_t *bytes;
+    size_t length;
+    size_t at;
+};
+
+int gif_read(GifFileType *gif, GifByteType *buffer, int size) {
+    auto *file = static_cast<GIFMemory *>(gif->UserData);
+    const size_t count = size > 0 ? std::min(size_t(size), file->length - file->at) : 0;
+    if (count > 0) std::memcpy(buffer, file->bytes + file->at, count);
+    file->at += count;
+    return int(count);
+}
+
+int gif_status(int error) { return error == D_GIF_ERR_NOT_ENOUGH_MEM ? -ENOMEM : -EBADMSG; }
+
+/// Closes a giflib decoder on every path.
+struct GIFDecoder {
+    GifFileType *gif;
+    ~GIFDecoder() {
+        int error;
+        if (gif) DGifCloseFile(gif, &error);
+    }
+    GIFDecoder(const GIFDecoder &) = delete;
+    GIFDecoder &operator=(const GIFDecoder &) = delete;
+};
+
+/// Reads a GIF's first frame, drawn where it belongs on the logical screen (grown to hold the frame, as browsers do
+/// for a screen some encoders leave 0x0), the rest of the screen in the background colour; the palette is converted
+/// to BT.601 grey and transparency is ignored. The frame is read line by line (never DGifSlurp, which would allocate
+/// every frame first), after its size has passed `check_size`.
+int decode_gif(const uint8_t *bytes, size_t length, cv::Mat &out) {
+    GIFMemory memory{bytes, length, 0};
+    int error = 0;
+    GIFDecoder decoder{DGifOpen(&memory, gif_read, &error)};
+    GifFileType *gif = decoder.gif;
+    if (!gif) return gif_status(error);
+    while (true) {
+        GifRecordType record;
+        if (DGifGetRecordType(gif, &record) == GIF_ERROR) return gif_status(gif->Error);
+        if (record == TERMINATE_RECORD_TYPE) return -EBADMSG;  // no image at all
+        if (record == EXTENSION_RECORD_TYPE) {
+            int code;
+            GifByteType *block = nullptr;
+            if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return gif_status(gif->Error);
+            while (block)
+                if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return gif_status(gif->Error);
+            continue;
+        }
+        if (record != IMAGE_DESC_RECORD_TYPE) continue;
+        if (DGifGetImageDesc(gif) == GIF_ERROR) return gif_status(gif->Error);
+        const GifImageDesc frame = gif->Image;
+        if (frame.Width <= 0 || frame.Height <= 0 || frame.Left < 0 || frame.Top < 0) return -EBADMSG;
+        const uint64_t width = std::max<uint64_t>(uint64_t(gif->SWidth), uint64_t(frame.Left) + uint64_t(frame.Width));
+        const uint64_t height =
+            std::max<uint64_t>(uint64_t(gif->SHeight), uint64_t(frame.Top) + uint64_t(frame.Height));
+        if (int status = check_size(width, height); status != 0) return status;
+        const ColorMapObject *colours = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
+        if (!colours) return -EBADMSG;  // neither a local nor a global colour table
+        uint8_t palette[256] = {};
+        for (int i = 0; i < std::min(colours->ColorCount, 256); ++i)
+            palette[i] = grey(colours->Colors[i].Red, colours->Colors[i].Green, colours->Colors[i].Blue);
+        uint8_t background = 0;
+        if (gif->SColorMap && gif->SBackGroundColor >= 0 && gif->SBackGroundColor < gif->SColorMap->ColorCount) {
+            const GifColorType &colour = gif->SColorMap->Colors[gif->SBackGroundColor];
+            background = grey(colour.Red, colour.Green, colour.Blue);
+        }
+        out.create(int(height), int(width), CV_8UC1);
+        out.setTo(cv::Scalar(background));
+        std::vector<GifPixelType> line(size_t(frame.Width));
+        // An interlaced frame stores every 8th row from 0, every 8th from 4, every 4th from 2, then every 2nd from 1.
+        const int starts[4] = {0, 4, 2, 1}, steps[4] = {8, 8, 4, 2};
+        const int passes = frame.Interlace ? 4 : 1;
+        for (int pass = 0; pass < passes; ++pass) {
+            const int step = frame.Interlace ? steps[pass] : 1;
+            for (int row = frame.Interlace ? starts[pass] : 0; row < frame.Height; row += step) {
+                if (DGifGetLine(gif, line.data(), frame.Width) == GIF_ERROR) return gif_status(gif->Error);
+                uint8_t *target = out.ptr<uint8_t>(frame.Top + row) + frame.Left;
+                for (int x = 0; x < frame.Width; ++x) target[x] = palette[line[size_t(x)]];
+            }
+        }
+        return 0;
+    }
+}
+
 }  // namespace
 
 int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out) {
-    if (!bytes || length == 0) return -EIO;
+    if (!bytes || length == 0) return -EMEDIUMTYPE;
     int status;
     if (starts_with(bytes, length, "\x89PNG\r\n\x1a\n", 8))
         status = decode_png(bytes, length, out);
     else if (starts_with(bytes, length, "\xFF\xD8\xFF", 3))
         status = decode_jpeg(bytes, length, out);
+    else if (length >= 12 && starts_with(bytes, length, "RIFF", 4) && std::memcmp(bytes + 8, "WEBP", 4) == 0)
+        status = decode_webp(bytes, length, out);
+    else if (starts_with(bytes, length, "II*\0", 4) || starts_with(bytes, length, "MM\0*", 4) ||
+             starts_with(bytes, length, "II+\0", 4) || starts_with(bytes, length, "MM\0+", 4))  // classic, BigTIFF
+        status = decode_tiff(bytes, length, out);
+    else if (starts_with(bytes, length, "GIF87a", 6) || starts_with(bytes, length, "GIF89a", 6))
+        status = decode_gif(bytes, length, out);
     else if (starts_with(bytes, length, "BM", 2))
         status = decode_bmp(bytes, length, out);
     else if (length >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '6')
         status = NetPBM(bytes, length).decode(out);
     else
-        status = -EIO;
+        status = -EMEDIUMTYPE;
     if (status == 0 && !out.isContinuous()) out = out.clone();
     return status;
 }

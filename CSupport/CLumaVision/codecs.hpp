@@ -3,7 +3,8 @@
 // They replace OpenCV's imgcodecs module, which LumaScan used only to read images as 8-bit grey and to write grey
 // PNGs, and which drags about 140 shared libraries (GDAL, OpenEXR, ...) into every binary: each process start paid
 // for resolving them (seconds under the integration VM's software emulation). PNG goes through libpng's simplified
-// API, JPEG through TurboJPEG, PGM/PPM/PBM and BMP are parsed here.
+// API, JPEG through TurboJPEG, WebP through libwebp, TIFF through libtiff, GIF through giflib; PGM/PPM/PBM and BMP are
+// parsed here.
 #ifndef LV_CODECS_HPP
 #define LV_CODECS_HPP
 
@@ -20,12 +21,15 @@
 
 namespace lv::codecs {
 
-/// Decodes an encoded image (PNG, JPEG, PGM/PPM/PBM or BMP, told apart by their signatures, not by a file name) into
-/// `out` as 8-bit grey (CV_8UC1, continuous). Colour is converted with the ITU-R BT.601 weights OpenCV uses
-/// (0.299 R + 0.587 G + 0.114 B), 16-bit samples are scaled to 8 bits, alpha is dropped (not composited), and a
+/// Decodes an encoded image (PNG, JPEG, WebP, TIFF, GIF, PGM/PPM/PBM or BMP, told apart by their signatures, not by a
+/// file name) into `out` as 8-bit grey (CV_8UC1, continuous). Colour is converted with the ITU-R BT.601 weights OpenCV
+/// uses (0.299 R + 0.587 G + 0.114 B), 16-bit samples are scaled to 8 bits, alpha is dropped (not composited), and a
 /// JPEG's EXIF orientation is applied, as cv::imread(IMREAD_GRAYSCALE) did: grey 8-bit files, JPEGs, PGM/PPM and BMP
-/// decode to the same pixels, colour and 16-bit PNGs within one grey level. Returns 0, -EIO when the bytes are not an image of these
-/// formats or are corrupt, -ENOMEM when memory ran out. May throw std::bad_alloc; callers catch.
+/// decode to the same pixels, colour and 16-bit PNGs within one grey level. A TIFF's first page and a GIF's first
+/// frame are read. Every decoder reads the size from the header and refuses an image over the pixel budget (2^30)
+/// before allocating its pixels. Returns 0, or the codes lv_image.h documents: -EMEDIUMTYPE (no format's signature),
+/// -ENOTSUP (a variant not read), -EBADMSG (truncated or corrupt), -EFBIG (over the budget), -ENOMEM. May throw
+/// std::bad_alloc; callers catch.
 int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out);
 
 /// Encodes a grey image (`height` rows of `width` bytes, `stride` bytes apart) as PNG into `png` (replacing its

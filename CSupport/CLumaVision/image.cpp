@@ -1,6 +1,8 @@
-// Imaging behind lv_image.h: image files through codecs.hpp (libpng, TurboJPEG, our PNM and BMP readers), the
+// Imaging behind lv_image.h: image files through codecs.hpp (libpng, TurboJPEG, libwebp, libtiff, giflib, our PNM and
+// BMP readers), the
 // operations through OpenCV's imgproc. Every cv::Mat wraps the caller's memory (no copy) unless a result is owned.
 #include "lv_image.h"
+#include "lv_shim.hpp"
 
 #include "codecs.hpp"
 
@@ -22,16 +24,7 @@ struct lv_image {
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 
 bool valid(const uint8_t *luma, int width, int height, size_t stride) {
     return luma && width > 0 && height > 0 && stride >= size_t(width);
@@ -49,26 +42,36 @@ int border_mode(int border) { return border < 0 ? cv::BORDER_TRANSPARENT : cv::B
 int decode(const uint8_t *bytes, size_t length, lv_image **out) {
     cv::Mat grey;
     if (int status = lv::codecs::decode_grey(bytes, length, grey); status != 0) return status;
-    if (grey.empty() || grey.type() != CV_8UC1 || !grey.isContinuous()) return -EIO;
+    if (grey.empty() || grey.type() != CV_8UC1 || !grey.isContinuous()) return -EBADMSG;
     auto *image = new lv_image();
     image->mat = std::move(grey);
     *out = image;
     return 0;
 }
 
-/// The whole content of the open file `fd` (of `size` bytes when it was opened), or an empty vector when it cannot
-/// be read.
-std::vector<uint8_t> read_all(int fd, off_t size) {
-    std::vector<uint8_t> bytes(size_t(size > 0 ? size : 0));
+/// Reads the whole content of the open file `fd` (of `size` bytes when it was opened) into `bytes`: 0, or -EIO when
+/// reading fails. A file that shrank meanwhile gives the bytes it still has (and decodes as truncated).
+int read_all(int fd, off_t size, std::vector<uint8_t> &bytes) {
+    bytes.resize(size_t(size > 0 ? size : 0));
     size_t done = 0;
     while (done < bytes.size()) {
         const ssize_t count = read(fd, bytes.data() + done, bytes.size() - done);
         if (count < 0 && errno == EINTR) continue;
-        if (count <= 0) break;  // an error, or the file shrank
+        if (count < 0) return -EIO;
+        if (count == 0) break;
         done += size_t(count);
     }
     bytes.resize(done);
-    return bytes;
+    return 0;
+}
+
+/// The code a failed stat or open of a file to read maps to (lv_image.h lists them).
+int open_failure(int error) {
+    switch (error) {
+        case ENOENT: case ENOTDIR: return -ENOENT;  // ENOTDIR: a path component is a file, so no such file
+        case EACCES: case EPERM: return -EACCES;
+        default: return -error;
+    }
 }
 
 /// Closes a descriptor on every path out of the scope.
@@ -85,13 +88,16 @@ extern "C" int lv_image_read_grey(const char *path, lv_image **out) {
     return guarded([&] {
         if (!path || !out) return -EINVAL;
         *out = nullptr;
-        // stat first, so a missing file (-ENOENT) and a folder (-EINVAL) are told apart from a corrupt file (-EIO).
+        // stat before open, so a folder (-EISDIR) or a device or FIFO (-EINVAL) is refused without opening it:
+        // opening a FIFO would block, and opening a device may act on it.
         struct stat info;
-        if (stat(path, &info) != 0) return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+        if (stat(path, &info) != 0) return open_failure(errno);
+        if (S_ISDIR(info.st_mode)) return -EISDIR;
         if (!S_ISREG(info.st_mode)) return -EINVAL;
         FileDescriptor file{open(path, O_RDONLY | O_CLOEXEC)};
-        if (file.fd < 0) return -EIO;  // unreadable (permissions, say): not a decodable image, as before
-        const std::vector<uint8_t> bytes = read_all(file.fd, info.st_size);
+        if (file.fd < 0) return open_failure(errno);
+        std::vector<uint8_t> bytes;
+        if (int status = read_all(file.fd, info.st_size, bytes); status != 0) return status;
         return decode(bytes.data(), bytes.size(), out);
     });
 }

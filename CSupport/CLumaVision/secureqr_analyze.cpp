@@ -1,8 +1,7 @@
 // Secure QR analyzer behind lv_secureqr.h: from zbar's polygon to located patterns, a homography from module
 // coordinates, and measurements of the secure graphic. See docs/secure-qr.md for the method and its reasons.
 #include "lv_secureqr.h"
-
-#include "guard.hpp"
+#include "lv_shim.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -14,9 +13,9 @@
 #include <new>
 #include <vector>
 
-using lv::guarded;
-
 namespace {
+
+using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 
 /// Pixels per module of the patch the alignment pattern is searched in (after rectification).
 constexpr int kPatchModulePx = 4;

@@ -2,8 +2,7 @@
 // rendering. The layout functions here are shared with the analyzer (secureqr_analyze.cpp), so the generator and the
 // recognizer cannot disagree on where the secure graphic is.
 #include "lv_secureqr.h"
-
-#include "guard.hpp"
+#include "lv_shim.hpp"
 
 #include <qrencode.h>
 
@@ -13,9 +12,9 @@
 #include <new>
 #include <string>
 
-using lv::guarded;
-
 namespace {
+
+using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 
 bool valid_design(const lv_sqr_design *d) {
     if (!d || d->cells_per_module < 1 || d->cells_per_module > 16) return false;

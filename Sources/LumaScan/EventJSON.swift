@@ -1,3 +1,4 @@
+import LumaScanCapture
 import LumaScanCore
 
 /// Writes engine events as JSON lines: one object per event, in LumaScan's versioned event schema.
@@ -19,6 +20,8 @@ import LumaScanCore
 /// - `sourceRecovered`: `source`, `attempts`.
 /// - `stopped`: `reason` (`requested`, `endOfInput`, `error`) and `message` for errors.
 /// - `statistics` (written by `lumascan scan --statistics` after `stopped`): see ``line(for:)-(ScanStatistics)``.
+/// - `inputFailed` (written by `lumascan scan --input` for each image file it cannot read, as it skips it): see
+///   ``line(for:)-(ImageFileSource.UnreadableFile)``.
 ///
 /// Keys appear in the order above; consumers should not rely on the order and must ignore keys they do not know.
 public enum EventJSON {
@@ -129,6 +132,21 @@ public enum EventJSON {
         object.addRaw("meanLumaMilliseconds", number(statistics.meanLumaMilliseconds))
         object.addRaw("meanRecognitionMilliseconds", number(statistics.meanRecognitionMilliseconds))
         object.addRaw("meanPipelineMilliseconds", number(statistics.meanPipelineMilliseconds))
+        return object.text + "}"
+    }
+
+    /// An image file that could not be read as one line of JSON:
+    /// `{"schemaVersion":1,"event":"inputFailed","input":…,"reason":…,"message":…}`, where `input` is the file's path,
+    /// `reason` the ``CaptureError/Code`` saying why (`notFound`, `permissionDenied`, `unsupportedFormat`,
+    /// `corruptImage`, `tooLarge`, `invalidArgument` for a folder or a device, `other`) and `message` the error's text,
+    /// naming the file and the reason.
+    public static func line(for unreadable: ImageFileSource.UnreadableFile) -> String {
+        var object = JSONObject()
+        object.add("schemaVersion", schemaVersion)
+        object.add("event", "inputFailed")
+        object.add("input", unreadable.path)
+        object.add("reason", unreadable.error.code.description)
+        object.add("message", unreadable.error.message)
         return object.text + "}"
     }
 

@@ -31,7 +31,9 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let permissionDenied = Code("permissionDenied")
         /// The node exists but cannot capture video by streaming (a metadata, output or multi-planar node).
         public static let notACaptureDevice = Code("notACaptureDevice")
-        /// The device does not offer the pixel format or layout asked for, or LumaScan cannot read the one it offers.
+        /// The device does not offer the pixel format or layout asked for, or LumaScan cannot read the one it offers;
+        /// or a file is not in a format LumaScan reads (`EMEDIUMTYPE`), or in a variant of one it does not
+        /// (`ENOTSUP`: an RLE-compressed BMP, an animated WebP).
         public static let unsupportedFormat = Code("unsupportedFormat")
         /// The driver rejected a value (`EINVAL`), or a setting is out of range.
         public static let invalidArgument = Code("invalidArgument")
@@ -46,6 +48,11 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A recording file is damaged: cut off, a frame marker missing, unknown flags, timestamps going back, or
         /// bytes after the frames its header counts. The message names the file and the byte offset.
         public static let corruptRecording = Code("corruptRecording")
+        /// An image file is truncated or corrupt (`EBADMSG`): its format was recognised, its content does not decode.
+        public static let corruptImage = Code("corruptImage")
+        /// An image file declares more pixels than LumaScan decodes, 2^30 (`EFBIG`); it is refused from its header,
+        /// before any pixel memory is allocated.
+        public static let tooLarge = Code("tooLarge")
         /// Any other failure; ``CaptureError/errno`` says which.
         public static let other = Code("other")
 
@@ -128,6 +135,10 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         case ERANGE: return "ERANGE"
         case EOVERFLOW: return "EOVERFLOW"
         case EOPNOTSUPP: return "EOPNOTSUPP"
+        case EISDIR: return "EISDIR"
+        case EFBIG: return "EFBIG"
+        case EBADMSG: return "EBADMSG"
+        case EMEDIUMTYPE: return "EMEDIUMTYPE"
         case ETIMEDOUT: return "ETIMEDOUT"
         default: return "errno \(errno)"
         }
@@ -161,6 +172,53 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         default: return nil
         }
     }
+}
+
+// MARK: - Image files
+
+extension CaptureError {
+    /// The error for an image file that `lv_image_read_grey` refused with `status` (a negative errno, as
+    /// `lv_image.h` lists them), with a code for the reason and a message naming the file and the reason, such as
+    /// `scans/a.webp: cannot read the image: the file is truncated or corrupt (EBADMSG)`.
+    init(imageFile path: String, status: Int32) {
+        let errno = status < 0 ? -status : EIO
+        let reason: String
+        let code: Code
+        switch errno {
+        case ENOENT: (code, reason) = (.notFound, "no such file")
+        case EACCES, EPERM: (code, reason) = (.permissionDenied, "permission denied: no permission to read the file")
+        case EISDIR: (code, reason) = (.invalidArgument, "it is a folder")
+        case EINVAL: (code, reason) = (.invalidArgument, "not a regular file (a device, a FIFO or a socket)")
+        case EMEDIUMTYPE:
+            (code, reason) = (.unsupportedFormat, "not in an image format LumaScan reads (\(Self.imageFormats))")
+        case ENOTSUP:
+            (code, reason) = (.unsupportedFormat, "a variant of its image format that LumaScan does not read")
+        case EBADMSG: (code, reason) = (.corruptImage, "the file is truncated or corrupt")
+        case EFBIG: (code, reason) = (.tooLarge, "the image is too large: more than 2^30 pixels")
+        case ENOMEM: (code, reason) = (.other, "out of memory")
+        case EIO: (code, reason) = (.other, "read error")
+        default: (code, reason) = (Self.code(forErrno: errno), Self.errnoDescription(errno))
+        }
+        self.init(
+            code, device: path, call: "lv_image_read_grey", errno: errno,
+            message: "\(path): cannot read the image: \(reason) (\(Self.errnoName(errno)))")
+    }
+
+    /// The error for a folder that cannot be listed (`opendir` failing with `errno`).
+    init(folder path: String, errno: Int32) {
+        let code: Code =
+            switch errno {
+            case ENOENT, ENOTDIR: .notFound
+            case EACCES, EPERM: .permissionDenied
+            default: .other
+            }
+        self.init(
+            code, device: path, call: "opendir", errno: errno,
+            message: "\(path): cannot list the folder: \(Self.errnoDescription(errno)) (\(Self.errnoName(errno)))")
+    }
+
+    /// The image formats LumaScan reads, for messages.
+    static let imageFormats = "PNG, JPEG, WebP, TIFF, GIF, BMP, PGM/PPM/PBM"
 }
 
 extension CaptureError: RecoverableSourceError {

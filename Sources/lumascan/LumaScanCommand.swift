@@ -11,8 +11,10 @@ enum ExitStatus {
     static let failed: Int32 = 1
     /// The arguments were wrong.
     static let badArguments: Int32 = 2
-    /// The device (or input) could not be opened; the message says which and why.
+    /// The device (or input) could not be opened, or no input image could be read; the message says which and why.
     static let deviceUnavailable: Int32 = 3
+    /// `scan --input` over images ran, but some of them could not be read (each has an `inputFailed` event).
+    static let someInputsUnreadable: Int32 = 4
 }
 
 /// An error that ends the command with a specific exit status and message.
@@ -28,7 +30,8 @@ struct LumaScanCommand: ParsableCommand {
         commandName: "lumascan",
         abstract: "LumaScan: a real-time camera frame-processing engine for Linux.",
         discussion: """
-            Exit codes: 0 ran, 1 ran and found a problem, 2 bad arguments, 3 the device or input could not be opened.
+            Exit codes: 0 ran, 1 ran and found a problem, 2 bad arguments, 3 the device or input could not be opened \
+            (or no input image could be read), 4 scan --input ran but some images could not be read.
             """,
         version: "0.1.0",
         subcommands: [
@@ -103,6 +106,29 @@ final class LineWriter: @unchecked Sendable {
         defer { lock.unlock() }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
+}
+
+/// The bytes of `option`'s value as the shell passed them, where the parsed `value` came from.
+///
+/// `CommandLine.arguments`, which ArgumentParser parses, decodes each argument as UTF-8 and replaces a byte that is not
+/// valid UTF-8 with U+FFFD, so a file name that is not UTF-8 would name no file. This finds the raw argument (after
+/// `option`, or in `option=value`) that decodes to `value`; without one, `value`'s own UTF-8.
+func rawArgument(option: String, value: String) -> [UInt8] {
+    let arguments: [[UInt8]] = (0..<Int(CommandLine.argc)).compactMap { index in
+        CommandLine.unsafeArgv[index].map { argument in
+            // SAFETY: argv's strings are NUL-terminated and live as long as the process.
+            UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
+        }
+    }
+    let name = Array(option.utf8)
+    let prefix = name + [UInt8(ascii: "=")]
+    for (index, argument) in arguments.enumerated().dropFirst() {
+        let candidate: [UInt8]? =
+            argument == name && index + 1 < arguments.count
+            ? arguments[index + 1] : argument.starts(with: prefix) ? Array(argument.dropFirst(prefix.count)) : nil
+        if let candidate, String(decoding: candidate, as: UTF8.self) == value { return candidate }
+    }
+    return Array(value.utf8)
 }
 
 /// Writes to stderr.

@@ -15,7 +15,9 @@ struct ScanCommand: ParsableCommand {
             at exit. With --input on images, each image is scanned once in still-image mode (trying harder than on \
             a stream) and each report carries the image's path. With --input on a recording \
             (.\(RecordingFormat.fileExtension), from `lumascan record`), its frames go through the engine as a \
-            camera's would, as fast as possible by default, or at their recorded pace with --realtime.
+            camera's would, as fast as possible by default, or at their recorded pace with --realtime. An image that \
+            cannot be read gets an inputFailed event naming it and the reason, and the scan goes on with the others; \
+            then the exit status is 3 when no image could be read, 4 when some could not.
             """)
 
     @Option(help: "The V4L2 device to scan, such as /dev/video0.")
@@ -23,8 +25,8 @@ struct ScanCommand: ParsableCommand {
 
     @Option(
         help: """
-            A recording (.\(RecordingFormat.fileExtension)), an image file or a folder of images (PNG, JPEG, PGM, PPM, \
-            BMP) to scan instead of a camera.
+            A recording (.\(RecordingFormat.fileExtension)), an image file or a folder of images (PNG, JPEG, WebP, \
+            TIFF, GIF, BMP, PGM, PPM, PBM) to scan instead of a camera.
             """)
     var input: String?
 
@@ -82,13 +84,17 @@ struct ScanCommand: ParsableCommand {
 
         let source: any FrameSource
         var imageSource: ImageFileSource?
+        let writer = LineWriter()
+        let inputFailures = InputFailureLines(writer: writer)
         var camera: V4L2Camera?
         let isRecording = input.map(RecordingFormat.isRecording(at:)) ?? false
         if let input, isRecording {
             let pacing: RecordingSource.Pacing = realtime ? .recorded(loop: loop) : .asFastAsPossible
             source = RecordingSource(path: input, pacing: pacing, bufferCount: capture.buffers, logger: logger)
         } else if let input {
-            let images = ImageFileSource(path: input, logger: logger)
+            let images = ImageFileSource(
+                pathBytes: rawArgument(option: "--input", value: input), logger: logger,
+                onUnreadable: inputFailures.add)
             imageSource = images
             source = images
         } else {
@@ -113,8 +119,8 @@ struct ScanCommand: ParsableCommand {
         let images = imageSource
         let engine = ScanEngine(source: source, plugin: plugin, options: .init(frameLimit: maxFrames), logger: logger)
         let printer = EventPrinter(
-            engine: engine, writer: LineWriter(), resultsOnly: resultsOnly, beepOnResult: plugin.beepOnResult,
-            inputPath: { frame in images?.path(forFrameIndex: frame) })
+            engine: engine, writer: writer, resultsOnly: resultsOnly, beepOnResult: plugin.beepOnResult,
+            inputPath: { frame in images?.path(forFrameIndex: frame) }, onStarted: inputFailures.release)
         engine.delegate = printer
 
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -138,12 +144,33 @@ struct ScanCommand: ParsableCommand {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { engine.stop() }
         }
         engine.waitUntilFinished()
+        inputFailures.release()  // in case the engine stopped before its started event
         let final = engine.statistics
-        if statistics { LineWriter().write(EventJSON.line(for: final)) }
+        if statistics { writer.write(EventJSON.line(for: final)) }
         printer.printSummary(statistics: final)
         if case .error(let message) = printer.stopReason {
             throw CommandFailure(status: ExitStatus.failed, message: message)
         }
+        if let images { try checkReadable(images) }
+    }
+
+    /// Exit 3 when no image could be read (with the file's own message when it was the only one), 4 when some could
+    /// not; each unreadable file already has its `inputFailed` event.
+    private func checkReadable(_ images: ImageFileSource) throws {
+        let unreadable = images.unreadableFiles
+        guard let first = unreadable.first else { return }
+        let read = images.deliveredCount
+        if read == 0 {
+            throw CommandFailure(
+                status: ExitStatus.deviceUnavailable,
+                message: unreadable.count == 1
+                    ? first.error.message
+                    : "\(images.name): no image could be read: \(unreadable.count) unreadable (inputFailed events)")
+        }
+        throw CommandFailure(
+            status: ExitStatus.someInputsUnreadable,
+            message:
+                "\(images.name): \(unreadable.count) input(s) could not be read, \(read) scanned (inputFailed events)")
     }
 
     /// The configuration file, decoded and validated; a bad one is a usage error naming the JSON path.
@@ -206,6 +233,34 @@ func parseSize(_ text: String) -> Size? {
     return Size(width: width, height: height)
 }
 
+/// The `inputFailed` lines of the files an image source skips. The source reads on the engine's capture thread while
+/// the delivery thread prints events, so a file can fail before the `started` event is printed: lines wait until
+/// ``release()``, which the printer calls after `started`, and are written at once after that.
+final class InputFailureLines: @unchecked Sendable {
+    // SAFETY (Sendable): `held` is read and written under `lock`.
+    private let lock = NSLock()
+    private let writer: LineWriter
+    private var held: [String]? = []
+
+    init(writer: LineWriter) { self.writer = writer }
+
+    /// Writes (or holds) the event for `file`; called on the source's thread.
+    func add(_ file: ImageFileSource.UnreadableFile) {
+        let line = EventJSON.line(for: file)
+        lock.withLock {
+            if held != nil { held?.append(line) } else { writer.write(line) }
+        }
+    }
+
+    /// Writes the held lines, and every later one at once; safe to call more than once.
+    func release() {
+        lock.withLock {
+            held?.forEach(writer.write)
+            held = nil
+        }
+    }
+}
+
 /// Prints events as JSON lines and keeps what the summary needs.
 final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
     // SAFETY (Sendable): the engine calls the delegate on its one delivery thread; `printSummary` runs after the
@@ -215,22 +270,25 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
     private let resultsOnly: Bool
     private let beepOnResult: Bool
     private let inputPath: @Sendable (UInt64) -> String?
+    private let onStarted: (@Sendable () -> Void)?
     private var results: [String: Int] = [:]
     private(set) var stopReason: StopReason?
 
     init(
         engine: ScanEngine, writer: LineWriter, resultsOnly: Bool, beepOnResult: Bool,
-        inputPath: @escaping @Sendable (UInt64) -> String?
+        inputPath: @escaping @Sendable (UInt64) -> String?, onStarted: (@Sendable () -> Void)? = nil
     ) {
         self.engine = engine
         self.writer = writer
         self.resultsOnly = resultsOnly
         self.beepOnResult = beepOnResult
         self.inputPath = inputPath
+        self.onStarted = onStarted
     }
 
     func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {
         writer.write(EventJSON.line(for: .started(source: source, format: format)))
+        onStarted?()
     }
 
     func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {

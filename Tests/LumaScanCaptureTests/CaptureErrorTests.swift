@@ -88,4 +88,27 @@ struct CaptureErrorTests {
         #expect(a != CaptureError(errno: EIO, device: "/dev/video1", call: "VIDIOC_DQBUF"))
         #expect(CaptureError.Code.deviceGone.description == "deviceGone")
     }
+
+    @Test("image files: each lv_image code has its own reason, the message names the file, none is recoverable")
+    func imageFiles() {
+        let cases: [(Int32, CaptureError.Code, String)] = [
+            (ENOENT, .notFound, "no such file"), (EACCES, .permissionDenied, "permission denied"),
+            (EISDIR, .invalidArgument, "it is a folder"), (EINVAL, .invalidArgument, "not a regular file"),
+            (EMEDIUMTYPE, .unsupportedFormat, "not in an image format LumaScan reads (PNG, JPEG, WebP, TIFF, GIF"),
+            (ENOTSUP, .unsupportedFormat, "a variant of its image format"),
+            (EBADMSG, .corruptImage, "the file is truncated or corrupt"), (EFBIG, .tooLarge, "the image is too large"),
+            (ENOMEM, .other, "out of memory"), (EIO, .other, "read error"),
+        ]
+        for (errno, code, reason) in cases {
+            let error = CaptureError(imageFile: "scans/a.webp", status: -errno)
+            #expect(error.code == code, "\(CaptureError.errnoName(errno))")
+            #expect(error.errno == errno)
+            #expect(error.message.hasPrefix("scans/a.webp: cannot read the image: \(reason)"), "\(error.message)")
+            #expect(error.message.hasSuffix("(\(CaptureError.errnoName(errno)))"), "\(error.message)")
+            #expect(error.recovery == .none)
+        }
+        let folder = CaptureError(folder: "scans/locked", errno: EACCES)
+        #expect(folder.code == .permissionDenied)
+        #expect(folder.message == "scans/locked: cannot list the folder: Permission denied (EACCES)")
+    }
 }

@@ -4,6 +4,7 @@ import Logging
 import LumaScanCapture
 import LumaScanCore
 import LumaScanTestSupport
+import Synchronization
 import Testing
 
 @Suite("ImageFileSource")
@@ -64,6 +65,10 @@ struct ImageFileSourceTests {
         #expect(sizes == [Size(width: 40, height: 30), Size(width: 40, height: 30), Size(width: 120, height: 90)])
         #expect(files == ["a.bmp", "b.png", "c.PNG"])
         #expect(source.skippedCount == 1)
+        #expect(source.deliveredCount == 3)
+        let broken = folder.appendingPathComponent("broken.jpg").path
+        #expect(source.unreadableFiles.map(\.path) == [broken])
+        #expect(source.unreadableFiles.first?.error.code == .unsupportedFormat)
         #expect(throws: FrameSourceEnd.self) { try source.dequeue(timeout: .zero) }
         source.stop()
         source.stop()
@@ -101,23 +106,6 @@ struct ImageFileSourceTests {
         #expect(asciiBits.pixels == [255, 0, 0, 255])
     }
 
-    /// A BMP file: the 14-byte file header, a BITMAPINFOHEADER, `palette` (BGRA entries) and `rows` (already in file
-    /// order and padded to 4 bytes).
-    func bmp(width: Int, height: Int, bitsPerPixel: Int, palette: [[UInt8]] = [], rows: [UInt8]) -> [UInt8] {
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        let dataOffset = 14 + 40 + 4 * palette.count
-        var file: [UInt8] = Array("BM".utf8)
-        for field in [le32(dataOffset + rows.count), le32(0), le32(dataOffset)] { file += field }
-        let info: [[UInt8]] = [
-            le32(40), le32(width), le32(height), le16(1), le16(bitsPerPixel), le32(0), le32(rows.count), le32(2835),
-            le32(2835), le32(palette.count), le32(0),
-        ]
-        for field in info { file += field }
-        for entry in palette { file += entry }
-        return file + rows
-    }
-
     @Test("BMP: 8-bit palette bottom-up with row padding, 24-bit top-down")
     func bitmaps() throws {
         // 3x2, rows bottom-up, each padded from 3 to 4 bytes; palette index i is grey 40 * i.
@@ -126,12 +114,13 @@ struct ImageFileSourceTests {
             return [grey, grey, grey, 0]
         }
         let indexed = try readOne(
-            bmp(width: 3, height: 2, bitsPerPixel: 8, palette: palette, rows: [3, 2, 1, 0, 0, 1, 2, 0]), named: "a.bmp")
+            BMPFixtures.bmp(width: 3, height: 2, bitsPerPixel: 8, palette: palette, rows: [3, 2, 1, 0, 0, 1, 2, 0]),
+            named: "a.bmp")
         #expect(indexed.width == 3 && indexed.height == 2)
         #expect(indexed.pixels == [0, 40, 80, 120, 80, 40])
         // 2x2 top-down (negative height), BGR: white, black / pure green, grey 100; rows padded from 6 to 8 bytes.
         let rows: [UInt8] = [255, 255, 255, 0, 0, 0, 0, 0] + [0, 255, 0, 100, 100, 100, 0, 0]
-        let direct = try readOne(bmp(width: 2, height: -2, bitsPerPixel: 24, rows: rows), named: "b.bmp")
+        let direct = try readOne(BMPFixtures.bmp(width: 2, height: -2, bitsPerPixel: 24, rows: rows), named: "b.bmp")
         #expect(direct.width == 2 && direct.height == 2)
         #expect(direct.pixels == [255, 0, 150, 100])  // 0.587 * 255 = 149.7
     }
@@ -183,6 +172,74 @@ struct ImageFileSourceTests {
         #expect(throws: FrameSourceEnd.self) { try source.dequeue(timeout: .zero) }
         try source.requeue(frame.bufferIndex)
         #expect(throws: LumaScanError.self) { try source.requeue(frame.bufferIndex) }
+    }
+
+    /// Every frame of `source` until its end: the file names of the frames delivered.
+    func drain(_ source: ImageFileSource) throws -> [String] {
+        var names: [String] = []
+        while true {
+            let frame: DequeuedFrame?
+            do { frame = try source.dequeue(timeout: .zero) } catch is FrameSourceEnd { break }
+            guard let frame else { Issue.record("no free buffer"); break }
+            names.append(URL(fileURLWithPath: source.path(forFrameIndex: frame.metadata.index) ?? "").lastPathComponent)
+            try source.requeue(frame.bufferIndex)
+        }
+        return names
+    }
+
+    @Test("unreadable files are skipped, each reported to the callback with the reason, and the others read")
+    func unreadableFiles() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rgb = [UInt8](repeating: 200, count: 20 * 10 * 3)
+        let webp = try ImageEncoders.webp(rgb: rgb, width: 20, height: 10)
+        try Data(webp).write(to: folder.appendingPathComponent("a-good.webp"))
+        let gif = try ImageEncoders.gif(
+            indices: [UInt8](repeating: 1, count: 400), width: 20, height: 20, palette: [0, 0, 0, 255, 255, 255])
+        try Data(gif.prefix(gif.count - 12)).write(to: folder.appendingPathComponent("b-cut.gif"))
+        try Data("II*\0 but nothing else".utf8).write(to: folder.appendingPathComponent("c-text.tif"))
+        try Data("MM definitely not".utf8).write(to: folder.appendingPathComponent("d-text.tiff"))
+        try Data(BMPFixtures.bmp(width: 40000, height: 40000, bitsPerPixel: 8, rows: []))
+            .write(to: folder.appendingPathComponent("e-huge.bmp"))
+
+        let reported = Mutex<[ImageFileSource.UnreadableFile]>([])
+        let source = ImageFileSource(path: folder.path, logger: Logger(label: "test")) { file in
+            reported.withLock { $0.append(file) }
+        }
+        try source.start()
+        #expect(try drain(source) == ["a-good.webp"])
+        let files = reported.withLock { $0 }
+        #expect(files == source.unreadableFiles)
+        let names = files.map { URL(fileURLWithPath: $0.path).lastPathComponent }
+        #expect(names == ["b-cut.gif", "c-text.tif", "d-text.tiff", "e-huge.bmp"])
+        #expect(files.map(\.error.code) == [.corruptImage, .corruptImage, .unsupportedFormat, .tooLarge])
+        for file in files {
+            #expect(file.error.message.hasPrefix("\(file.path): cannot read the image: "), "\(file.error.message)")
+        }
+        #expect(source.deliveredCount == 1 && source.skippedCount == 4)
+    }
+
+    @Test("a file name that is not valid UTF-8 is read from a folder and when named directly")
+    func nonUTF8Name() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // "caf\xE9.png": Latin-1, as an old camera or a Windows share writes it; not valid UTF-8.
+        let name: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".png".utf8)
+        let path = Array(folder.path.utf8) + [UInt8(ascii: "/")] + name
+        let cPath = path.map { CChar(bitPattern: $0) } + [0]
+        #expect(lv_image_write_png(cPath, [UInt8](repeating: 42, count: 12), 4, 3, 4) == 0)
+
+        let listed = ImageFileSource(path: folder.path, logger: Logger(label: "test"))
+        try listed.start()
+        #expect(try drain(listed) == ["caf\u{FFFD}.png"])
+        #expect(listed.skippedCount == 0)
+
+        let named = ImageFileSource(pathBytes: path, logger: Logger(label: "test"))
+        try named.start()
+        let frame = try #require(try named.dequeue(timeout: .zero))
+        #expect(frame.metadata.format.width == 4 && frame.metadata.format.height == 3)
+        #expect(Array(named.bytes(of: frame.bufferIndex)) == [UInt8](repeating: 42, count: 12))
+        #expect(named.path(forFrameIndex: 0) == folder.path + "/caf\u{FFFD}.png")
     }
 
     @Test("a missing path or a folder without images fails to start")

@@ -4,10 +4,20 @@ import LumaScanTestSupport
 import Testing
 
 /// Runs the built `lumascan` binary and returns its exit status, stdout and stderr.
-func runLumaScan(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+///
+/// - Parameter wrapper: a command that runs `lumascan` (its arguments follow it), such as `setpriv` with options.
+func runLumaScan(
+    _ arguments: [String], wrapper: [String] = []
+) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = try lumascanBinary()
-    process.arguments = arguments
+    let binary = try lumascanBinary()
+    if let command = wrapper.first {
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = wrapper.dropFirst() + [binary.path] + arguments
+    } else {
+        process.executableURL = binary
+        process.arguments = arguments
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -27,6 +37,37 @@ func runLumaScan(_ arguments: [String]) throws -> (status: Int32, stdout: String
     return (
         process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
     )
+}
+
+/// Runs the built `lumascan` binary with arguments given as bytes, which need not be valid UTF-8 (Foundation's
+/// `Process` takes `String`s, which cannot hold such bytes), and returns its exit status, stdout and stderr.
+func runLumaScan(rawArguments: [[UInt8]]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let binary = try lumascanBinary().path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-raw-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (outPath, errPath) = (folder.appendingPathComponent("out").path, folder.appendingPathComponent("err").path)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let argv: [UnsafeMutablePointer<CChar>?] =
+        ([Array(binary.utf8)] + rawArguments).map { bytes in
+            let argument = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            argument.initialize(from: bytes.map { CChar(bitPattern: $0) } + [0], count: bytes.count + 1)
+            return argument
+        } + [nil]
+    defer { argv.forEach { $0?.deallocate() } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw CLIError("posix_spawn failed: \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let read = { (path: String) in
+        String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
+    return ((status >> 8) & 0xFF, read(outPath), read(errPath))
 }
 
 /// The `lumascan` executable next to the test bundle (SwiftPM builds it because this target depends on it).
@@ -140,9 +181,10 @@ struct CLITests {
         let size = try runLumaScan(["scan", "--size", "big", "--input", "/tmp"])
         #expect(size.status == 2)
         #expect(size.stderr.contains("--size"))
-        let symbology = try runLumaScan(["scan", "--symbologies", "ean13,pdf417", "--input", "/tmp"])
+        // A name no symbology has (pdf417 is read since ZXing-C++; a valid list would scan all of /tmp).
+        let symbology = try runLumaScan(["scan", "--symbologies", "ean13,ean14", "--input", "/tmp"])
         #expect(symbology.status == 2)
-        #expect(symbology.stderr.contains("pdf417"))
+        #expect(symbology.stderr.contains("ean14"))
         let unknown = try runLumaScan(["scan", "--no-such-flag"])
         #expect(unknown.status == 2)
     }
@@ -153,6 +195,118 @@ struct CLITests {
         #expect(result.status == 3)
         #expect(result.stderr.contains("/dev/video-lumascan-missing"))
         #expect(result.stderr.lowercased().contains("no such file"))
+    }
+
+    /// A fresh folder under the temporary directory; the caller removes it.
+    static func makeFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Writes a 480x240 PNG holding the EAN-13 4006381333931 at `path`.
+    static func writeEAN13(to path: String) {
+        let canvas = TestCanvas(width: 480, height: 240, fill: 235)
+        canvas.place(EAN.ean13("400638133393").render(moduleWidth: 3, height: 120), centre: Point(x: 240, y: 120))
+        #expect(canvas.writePNG(to: path) == 0, "writing \(path)")
+    }
+
+    @Test("an image file that cannot be decoded exits with status 3, naming the file and the reason")
+    func undecodableFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-\(UUID().uuidString).png")
+        try Data("not an image at all".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try runLumaScan(["scan", "--input", file.path])
+        #expect(result.status == 3, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("lumascan: \(file.path): cannot read the image: not in an image format"))
+        let failed = try jsonLines(result.stdout).filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.count == 1)
+        #expect(failed.first?["input"] as? String == file.path)
+        #expect(failed.first?["reason"] as? String == "unsupportedFormat")
+    }
+
+    @Test("a folder with a good PNG and a truncated WebP: the PNG's code, one inputFailed line, exit status 4")
+    func folderWithUnreadableFile() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        Self.writeEAN13(to: folder.appendingPathComponent("good.png").path)
+        let rgb = [UInt8](repeating: 90, count: 64 * 64 * 3)
+        let webp = try ImageEncoders.webp(rgb: rgb, width: 64, height: 64, quality: 80)
+        let bad = folder.appendingPathComponent("cut.webp")
+        try Data(webp.prefix(webp.count / 2)).write(to: bad)
+
+        let result = try runLumaScan(["scan", "--input", folder.path])
+        #expect(result.status == 4, "stderr: \(result.stderr)")
+        let events = try jsonLines(result.stdout)
+        #expect(events.first?["event"] as? String == "started")
+        let results = events.filter { $0["reportType"] as? String == "COMPLETED_RESULT" }
+        #expect(results.map { $0["text"] as? String } == ["4006381333931"])
+        #expect((results.first?["input"] as? String)?.hasSuffix("/good.png") == true)
+        let failed = events.filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.count == 1)
+        #expect(failed.first?["schemaVersion"] as? Int == 1)
+        #expect(failed.first?["input"] as? String == bad.path)
+        #expect(failed.first?["reason"] as? String == "corruptImage")
+        #expect((failed.first?["message"] as? String)?.contains("cut.webp: cannot read the image: ") == true)
+        #expect(events.last?["event"] as? String == "stopped")
+        #expect(result.stderr.contains("1 input(s) could not be read, 1 scanned"), "stderr: \(result.stderr)")
+    }
+
+    @Test("a file whose name is not valid UTF-8, named by --input, is read (its path shown with U+FFFD)")
+    func nonUTF8Input() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("plain.png").path
+        Self.writeEAN13(to: plain)
+        // "caf\xE9.png": Latin-1, not valid UTF-8.
+        let raw = Array(folder.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".png".utf8)
+        #expect(rename(plain, raw.map { CChar(bitPattern: $0) } + [0]) == 0)
+
+        let result = try runLumaScan(rawArguments: [Array("scan".utf8), Array("--input".utf8), raw])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let results = try jsonLines(result.stdout).filter { $0["reportType"] as? String == "COMPLETED_RESULT" }
+        #expect(results.map { $0["text"] as? String } == ["4006381333931"])
+        #expect(results.first?["input"] as? String == folder.path + "/caf\u{FFFD}.png")
+    }
+
+    @Test("libtiff's messages about corrupt TIFFs stay off stderr; a folder of only unreadable files exits 3")
+    func corruptTIFFsAreQuiet() throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A directory of 5 entries cut off after its count, and one without the required strip fields: libtiff's
+        // default handlers would print "TIFFFetchDirectory: …" and "MissingRequired: …".
+        let header: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0]  // "II", 42, the directory at byte 8
+        let cut = header + [5, 0]
+        let incomplete = header + [1, 0] + [0, 1, 4, 0, 1, 0, 0, 0, 16, 0, 0, 0] + [0, 0, 0, 0]  // ImageWidth 16 only
+        try Data(cut).write(to: folder.appendingPathComponent("cut.tif"))
+        try Data(incomplete).write(to: folder.appendingPathComponent("incomplete.tiff"))
+        let result = try runLumaScan(["scan", "--input", folder.path, "--log-level", "critical"])
+        #expect(result.status == 3, "stderr: \(result.stderr)")
+        let failed = try jsonLines(result.stdout).filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.map { $0["reason"] as? String } == ["corruptImage", "corruptImage"])
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.hasPrefix("lumascan: ") }, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("no image could be read: 2 unreadable"))
+    }
+
+    @Test("a file without read permission: exit status 3 and a reason that says permission")
+    func unreadableFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lumascan-\(UUID().uuidString).png")
+        #expect(TestCanvas(width: 8, height: 8).writePNG(to: file.path) == 0)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(chmod(file.path, 0) == 0)
+        // Root reads a mode-000 file all the same (CAP_DAC_OVERRIDE): as root, lumascan runs without the two
+        // capabilities that bypass file permissions, through util-linux's setpriv.
+        let wrapper =
+            getuid() == 0 ? ["/usr/bin/setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"] : []
+        try #require(
+            wrapper.isEmpty || FileManager.default.isExecutableFile(atPath: wrapper[0]),
+            "as root this test needs setpriv (util-linux) to drop CAP_DAC_OVERRIDE")
+        let result = try runLumaScan(["scan", "--input", file.path], wrapper: wrapper)
+        #expect(result.status == 3, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("\(file.path): cannot read the image: permission denied"), "\(result.stderr)")
+        let failed = try jsonLines(result.stdout).filter { $0["event"] as? String == "inputFailed" }
+        #expect(failed.first?["reason"] as? String == "permissionDenied")
     }
 
     @Test("devices --json prints a JSON array of capture devices")

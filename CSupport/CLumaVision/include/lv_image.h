@@ -1,12 +1,28 @@
 #ifndef LV_IMAGE_H
 #define LV_IMAGE_H
-// CLumaVision imaging: image files to and from 8-bit grey (libpng, TurboJPEG, and PGM/PPM/PBM and BMP read by the
-// shim), and the imaging operations test generators need (OpenCV imgproc), behind a C API.
+// CLumaVision imaging: image files to and from 8-bit grey (libpng, TurboJPEG, libwebp, libtiff, giflib, and
+// PGM/PPM/PBM and BMP read by the shim), and the imaging operations test generators need (OpenCV imgproc), behind a C
+// API.
 //
 // Pixels are passed as a pointer plus width, height and stride (bytes from one row to the next, at least the width);
 // a buffer holds `stride * (height - 1) + width` bytes. Every function returns 0 or a count on success and a negative
-// errno-style code on failure: -EINVAL for bad arguments, -ENOENT for a missing file, -EIO when a file cannot be
-// decoded or written, -ENOSPC when a caller's buffer is too small, -ENOMEM when memory ran out. Nothing throws.
+// errno code on failure, each with one meaning:
+//   -EINVAL       bad arguments; for a file to read, a path that is neither a regular file nor a folder (a device, a
+//                 FIFO, a socket)
+//   -ENOENT       no such file (or a component of its path is missing or not a folder)
+//   -EACCES       no permission to read the file (or to search a folder on its path)
+//   -EISDIR       the path is a folder
+//   -EMEDIUMTYPE  not in an image format LumaScan reads: no PNG, JPEG, WebP, TIFF, GIF, BMP or PGM/PPM/PBM
+//                 signature (an empty file included)
+//   -ENOTSUP      a format LumaScan reads, in a variant it does not: an RLE-compressed BMP, an animated WebP, a TIFF
+//                 compression or photometric interpretation libtiff lacks
+//   -EBADMSG      the image is truncated or corrupt
+//   -EFBIG        the header declares more than 2^30 pixels, the most LumaScan decodes (refused before any pixel
+//                 memory is allocated)
+//   -EIO          reading the file failed (an I/O error), or writing a PNG failed
+//   -ENOSPC       a caller's buffer is too small
+//   -ENOMEM       memory ran out
+// Nothing throws.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,12 +33,16 @@ extern "C" {
 /// A decoded 8-bit grey image owned by the shim, with rows of exactly `width` bytes.
 typedef struct lv_image lv_image;
 
-/// Reads an image file as 8-bit grey: PNG, JPEG (applying its EXIF orientation), PGM/PPM/PBM (binary or ASCII) and
+/// Reads an image file as 8-bit grey: PNG, JPEG (applying its EXIF orientation), WebP (lossy and lossless), TIFF
+/// (the first page, any photometric interpretation), GIF (the first frame), PGM/PPM/PBM (binary or ASCII) and
 /// uncompressed BMP, recognised by their content, not their name. 16-bit and colour files are converted (BT.601
-/// weights), alpha is ignored. On success stores a new image in `*out` (free it with `lv_image_destroy`).
+/// weights), alpha is ignored. On success stores a new image in `*out` (free it with `lv_image_destroy`); on failure
+/// returns one of the codes above (-ENOENT, -EACCES, -EISDIR, -EINVAL, -EMEDIUMTYPE, -ENOTSUP, -EBADMSG, -EFBIG, -EIO,
+/// -ENOMEM) and leaves `*out` NULL.
 int lv_image_read_grey(const char *path, lv_image **out);
 
-/// Decodes an encoded image held in memory (`bytes`, `length`) as 8-bit grey, like `lv_image_read_grey`.
+/// Decodes an encoded image held in memory (`bytes`, `length`) as 8-bit grey, like `lv_image_read_grey`: 0, -EINVAL
+/// (no bytes), -EMEDIUMTYPE, -ENOTSUP, -EBADMSG, -EFBIG or -ENOMEM.
 int lv_image_decode_grey(const void *bytes, size_t length, lv_image **out);
 
 /// The image's width in pixels.
