@@ -3,6 +3,7 @@
 // a 2D code is likely.
 #define ZX_USE_UTF8 1  // Result::text() as UTF-8 std::string (1.4 otherwise warns and returns std::wstring)
 #include "barcode_internal.hpp"
+#include "lv_shim.hpp"
 
 #if !__has_include(<ZXing/ReadBarcode.h>)
 #error "ZXing-C++'s headers are missing from /usr/include/ZXing: install libzxing-dev (scripts/deps.sh does)"
@@ -18,12 +19,17 @@
 struct lv_zxing_state {
     /// The flood fill's stack for the likely-region search, kept between frames.
     std::vector<int> stack;
+    /// The last read's results (kept outside the assertion guard's frame, see lv_shim.hpp).
+    ZXing::Results results;
+    /// How many reads ended in a failed assertion inside ZXing-C++.
+    uint64_t assertions = 0;
 };
 
 namespace lv::barcode {
 namespace {
 
 using ZXing::BarcodeFormat;
+using lv::assertion_guarded;
 
 struct FormatMapping {
     BarcodeFormat format;
@@ -68,6 +74,9 @@ ZXing::BarcodeFormats formats_for(const lv_barcode_scanner *s, ZXingKind kind) {
         // ZXing-C++ reads UPC-A and ISBNs through EAN-13, as zbar does.
         if (m.symbology == LV_SYM_EAN13) wanted = wanted || s->enabled[LV_SYM_ISBN10] || s->enabled[LV_SYM_ISBN13];
         if (!wanted) continue;
+        // DataBar stays zbar's: ZXing-C++ 1.4 fails an assertion on most DataBar codes (4 of 5 clean ones in the
+        // generated corpus), and a failed assertion loses everything else that read would have found.
+        if (m.symbology == LV_SYM_DATABAR || m.symbology == LV_SYM_DATABAR_EXP) continue;
         bool matrix = zxing_only(m.symbology) || m.symbology == LV_SYM_QRCODE;
         if (kind == ZXingKind::kLinearFast && matrix) continue;
         if (kind == ZXingKind::kMatrix && !zxing_only(m.symbology)) continue;
@@ -166,7 +175,14 @@ int zxing_read(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_
     hints.setEanAddOnSymbol(ZXing::EanAddOnSymbol::Read);
     hints.setReturnCodabarStartEnd(true);  // zbar's convention: Codabar with its start and stop characters
     ZXing::ImageView view(pixels, w, h, ZXing::ImageFormat::Lum, int(stride));
-    const ZXing::Results results = ZXing::ReadBarcodes(view, hints);
+    ZXing::Results &results = s->zxing->results;
+    results.clear();
+    if (!assertion_guarded([&] { results = ZXing::ReadBarcodes(view, hints); })) {
+        // A failed assertion inside ZXing-C++ (see lv_shim.hpp): this read found nothing.
+        s->zxing->assertions += 1;
+        results.clear();
+        return 0;
+    }
     int added = 0;
     std::string &bytes = s->collector.scratch;
     for (const ZXing::Result &r : results) {
