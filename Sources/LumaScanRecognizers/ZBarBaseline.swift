@@ -1,4 +1,5 @@
 import CLumaVision
+import Glibc
 import LumaScanCore
 
 /// Raw zbar, configured as its own tools configure it, to measure LumaScan's recognizers against on the same frames.
@@ -31,13 +32,8 @@ public final class ZBarBaseline: @unchecked Sendable {
     /// The symbologies the scanner was restricted to, or `nil` for zbar's defaults (everything).
     public let symbologies: [Symbology]?
 
-    private static let maximumResults = 64
-    private static let payloadCapacity = 64 * 1024
-
     private let baseline: OpaquePointer
-    private let resultBuffer: UnsafeMutablePointer<lv_barcode_result>
-    private let payloads: UnsafeMutablePointer<UInt8>
-    private var stored = 0
+    private let buffers = BaselineBuffers()
 
     /// Creates a baseline scanner with zbar's defaults, or restricted to `symbologies` (as
     /// `zbarimg --set '*.enable=0' --set qrcode.enable=1` would be, for a fair comparison with a recognizer configured
@@ -64,34 +60,108 @@ public final class ZBarBaseline: @unchecked Sendable {
         }
         self.baseline = baseline
         self.symbologies = symbologies
-        resultBuffer = .allocate(capacity: Self.maximumResults)
-        payloads = .allocate(capacity: Self.payloadCapacity)
     }
 
-    deinit {
-        lv_zbar_baseline_destroy(baseline)
-        resultBuffer.deallocate()
-        payloads.deallocate()
-    }
+    deinit { lv_zbar_baseline_destroy(baseline) }
 
     /// Scans `luma` once and returns how many codes zbar decoded (0 when it failed, which it only does when memory ran
     /// out). Allocates nothing on the Swift side; ``results`` then lists what was read.
     @discardableResult
     public func scan(_ luma: LumaView) -> Int {
         let count = lv_zbar_baseline_scan(
-            baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, resultBuffer,
-            Int32(Self.maximumResults), payloads, Self.payloadCapacity)
-        stored = count > 0 ? min(Int(count), Self.maximumResults) : 0
+            baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, buffers.results,
+            Int32(BaselineBuffers.maximumResults), buffers.payloads, BaselineBuffers.payloadCapacity)
+        buffers.stored = count > 0 ? min(Int(count), BaselineBuffers.maximumResults) : 0
         return max(0, Int(count))
     }
 
     /// The codes the last ``scan(_:)`` read (at most 64), in zbar's order.
-    public var results: [Result] {
+    public var results: [Result] { buffers.codes() }
+}
+
+/// Raw ZXing-C++, as its own reader runs it, to measure LumaScan's barcode recognizer against on the same frames.
+///
+/// Each ``scan(_:)`` is one `ZXing::ReadBarcodes` call over the whole frame with default hints (every format, try
+/// harder, try rotate, try downscale), borrowing the view's memory. Nothing ``BarcodeRecognizer`` adds is applied.
+/// `lumascan bench` uses it beside ``ZBarBaseline``. Debian's ZXing-C++ 1.4 fails some of its own assertions (which
+/// would abort `ZXingReader`); such a frame counts as read with nothing, and ``assertionFailures`` counts it.
+///
+/// Use one baseline from one thread at a time.
+public final class ZXingBaseline: @unchecked Sendable {
+    // SAFETY (Sendable): the reader state and the result buffers are used by one thread at a time, as documented.
+
+    /// The symbologies the reader was restricted to, or `nil` for every format ZXing-C++ reads.
+    public let symbologies: [Symbology]?
+    /// Frames on which ZXing-C++ failed one of its own assertions (read as nothing).
+    public private(set) var assertionFailures = 0
+
+    private let baseline: OpaquePointer
+    private let buffers = BaselineBuffers()
+
+    /// Creates a baseline with ZXing-C++'s default hints, or restricted to the formats of `symbologies` (those
+    /// ZXing-C++ reads; the others are left out, as `ZXingReader -format` cannot name them).
+    ///
+    /// - Throws: ``LumaScanError`` (`.unsupported`) when ZXing-C++ cannot be set up, (`.invalidConfiguration`) when
+    ///   none of `symbologies` is a format ZXing-C++ reads.
+    public init(symbologies: [Symbology]? = nil) throws(LumaScanError) {
+        guard let baseline = lv_zxing_baseline_create() else {
+            throw LumaScanError(.unsupported, "ZXing-C++ baseline: cannot create a reader")
+        }
+        if let symbologies {
+            let types = symbologies.map(BarcodeRecognizer.zbarType(of:)).filter { type in
+                lv_zxing_baseline_restrict(baseline, [type], 1) == 0
+            }
+            let status = types.withUnsafeBufferPointer {
+                lv_zxing_baseline_restrict(baseline, $0.baseAddress, Int32($0.count))
+            }
+            guard !types.isEmpty, status == 0 else {
+                lv_zxing_baseline_destroy(baseline)
+                throw LumaScanError(.invalidConfiguration, "ZXing-C++ baseline: it reads none of \(symbologies)")
+            }
+        }
+        self.baseline = baseline
+        self.symbologies = symbologies
+    }
+
+    deinit { lv_zxing_baseline_destroy(baseline) }
+
+    /// Reads `luma` once and returns how many codes ZXing-C++ decoded. Allocates nothing on the Swift side;
+    /// ``results`` then lists what was read.
+    @discardableResult
+    public func scan(_ luma: LumaView) -> Int {
+        let count = lv_zxing_baseline_scan(
+            baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, buffers.results,
+            Int32(BaselineBuffers.maximumResults), buffers.payloads, BaselineBuffers.payloadCapacity)
+        if count == -EFAULT { assertionFailures += 1 }
+        buffers.stored = count > 0 ? min(Int(count), BaselineBuffers.maximumResults) : 0
+        return max(0, Int(count))
+    }
+
+    /// The codes the last ``scan(_:)`` read (at most 64), in ZXing-C++'s order, as zbar would name them.
+    public var results: [ZBarBaseline.Result] { buffers.codes() }
+}
+
+/// The result and payload buffers a baseline's C shim fills, allocated once.
+private final class BaselineBuffers {
+    static let maximumResults = 64
+    static let payloadCapacity = 64 * 1024
+    let results = UnsafeMutablePointer<lv_barcode_result>.allocate(capacity: maximumResults)
+    let payloads = UnsafeMutablePointer<UInt8>.allocate(capacity: payloadCapacity)
+    var stored = 0
+
+    deinit {
+        results.deallocate()
+        payloads.deallocate()
+    }
+
+    /// The stored results as codes.
+    func codes() -> [ZBarBaseline.Result] {
         (0..<stored).map { index in
-            let result = resultBuffer[index]
+            let result = results[index]
+            // SAFETY: the shim wrote this payload at data_offset..<data_offset + data_length, inside `payloads`.
             let bytes = Array(
                 UnsafeBufferPointer(start: payloads + Int(result.data_offset), count: Int(result.data_length)))
-            return Result(
+            return ZBarBaseline.Result(
                 symbology: BarcodeRecognizer.symbology(ofZBarType: result.symbology),
                 zbarName: String(cString: lv_barcode_symbology_name(result.symbology)), bytes: bytes)
         }

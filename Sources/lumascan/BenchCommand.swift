@@ -8,19 +8,22 @@ import Synchronization
 import Glibc
 #endif
 
-/// `lumascan bench`: how fast LumaScan reads frames on this machine, and how much faster than raw zbar.
+/// `lumascan bench`: how fast LumaScan reads frames on this machine, and how much faster than raw zbar and raw
+/// ZXing-C++.
 ///
 /// Two passes over the same frames:
 /// 1. The engine at full speed (or paced with `--fps`): the frames go through the ring, the recognizer and delivery
 ///    on the engine's threads, and the command measures frames per second, the recognizer's time per frame
 ///    (p50/p90/p99), capture-to-report latency, the engine's overhead, CPU use, peak memory and drops.
-/// 2. The baseline: for the first `--baseline-frames` frames, read directly from a fresh source, the recognizer and
-///    raw zbar (``ZBarBaseline``: zbar_scan_image with zbar's defaults) take turns on the same luma buffer, so their
-///    ratio comes from one run under the same load.
+/// 2. The baselines: for the first `--baseline-frames` frames, read directly from a fresh source, the recognizer,
+///    raw zbar (``ZBarBaseline``: zbar_scan_image with zbar's defaults) and raw ZXing-C++ (``ZXingBaseline``:
+///    ReadBarcodes with default hints) take turns on the same luma buffer, so their ratios come from one run under
+///    the same load.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure recognizer throughput on this machine, against raw zbar on the same frames.",
+        abstract:
+            "Measure recognizer throughput on this machine, against raw zbar and raw ZXing-C++ on the same frames.",
         discussion: """
             Frames come from --input (a recording, replayed as fast as possible, or an image file or a folder, read \
             as a camera stream) or are generated \
@@ -54,7 +57,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Frames to run through the engine.")
     var frames: Int = 300
 
-    @Option(help: "Frames on which the recognizer is compared with raw zbar (0 skips the comparison).")
+    @Option(help: "Frames on which the recognizer is compared with raw zbar and ZXing-C++ (0 skips the comparison).")
     var baselineFrames: Int = 30
 
     @Option(help: "Pace the synthetic source at this frame rate, as a live camera (frames may be dropped).")
@@ -168,7 +171,7 @@ struct BenchCommand: ParsableCommand {
             throw CommandFailure(status: ExitStatus.failed, message: "bench: no frame was processed")
         }
 
-        // Pass 2: the same frames, the recognizer and raw zbar in turn.
+        // Pass 2: the same frames, the recognizer, raw zbar and raw ZXing-C++ in turn.
         let comparison = try compare(
             source: frameSource.make(frames: min(frames, baselineFrames), fps: nil, logger: logger),
             recognizer: TimingRecognizer(
@@ -190,15 +193,18 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    /// Reads up to `frames` frames from `source` directly (no engine) and times the recognizer and raw zbar on each.
+    /// Reads up to `frames` frames from `source` directly (no engine) and times the recognizer, raw zbar and raw
+    /// ZXing-C++ on each.
     private func compare(
         source: any FrameSource, recognizer: any Recognizer, symbologies: [Symbology], progress: BenchProgress
     ) throws -> BenchComparison? {
         guard baselineFrames > 0 else { return nil }
         let all = Set(symbologies) == Set(Symbology.allCases)
         let zbar: ZBarBaseline
+        let zxing: ZXingBaseline
         do {
             zbar = try ZBarBaseline(symbologies: all ? nil : symbologies)
+            zxing = try ZXingBaseline(symbologies: all ? nil : symbologies)
         } catch {
             throw CommandFailure(status: ExitStatus.failed, message: "\(error)")
         }
@@ -208,13 +214,14 @@ struct BenchCommand: ParsableCommand {
             throw CommandFailure(status: ExitStatus.deviceUnavailable, message: "\(error)")
         }
         defer { source.stop() }
-        progress.begin("zbar baseline", total: min(frames, baselineFrames))
+        progress.begin("zbar and ZXing-C++ baselines", total: min(frames, baselineFrames))
         var comparison = BenchComparison()
         var extractor: LumaExtractor?
         var reports: [ScanReport] = []
         reports.reserveCapacity(16)
         var ours: Set<String> = []
         var theirs: Set<String> = []
+        var zxingCodes: Set<String> = []
         while comparison.frames < min(frames, baselineFrames) {
             let frame: DequeuedFrame
             do {
@@ -237,8 +244,11 @@ struct BenchCommand: ParsableCommand {
             let middle = MonotonicInstant.now()
             zbar.scan(luma)
             let end = MonotonicInstant.now()
+            zxing.scan(luma)
+            let last = MonotonicInstant.now()
             comparison.lumascanNanoseconds += middle.nanoseconds - start.nanoseconds
             comparison.zbarNanoseconds += end.nanoseconds - middle.nanoseconds
+            comparison.zxingNanoseconds += last.nanoseconds - end.nanoseconds
             comparison.frames += 1
             for report in reports where report.reportType == .completedResult {
                 ours.insert("\(report.symbology?.rawValue ?? "?"):\(report.text ?? "")")
@@ -246,10 +256,15 @@ struct BenchCommand: ParsableCommand {
             for code in zbar.results where code.symbology.map(symbologies.contains) ?? false {
                 theirs.insert("\(code.symbology?.rawValue ?? "?"):\(code.text)")
             }
+            for code in zxing.results where code.symbology.map(symbologies.contains) ?? false {
+                zxingCodes.insert("\(code.symbology?.rawValue ?? "?"):\(code.text)")
+            }
             progress.advance()
         }
         comparison.lumascanCodes = ours.count
         comparison.zbarCodes = theirs.count
+        comparison.zxingCodes = zxingCodes.count
+        comparison.zxingAssertionFailures = zxing.assertionFailures
         return comparison.frames > 0 ? comparison : nil
     }
 
@@ -312,11 +327,18 @@ struct BenchComparison {
     var zbarNanoseconds: UInt64 = 0
     var lumascanCodes = 0
     var zbarCodes = 0
+    var zxingNanoseconds: UInt64 = 0
+    var zxingCodes = 0
+    /// Frames on which ZXing-C++ failed one of its own assertions (where ZXingReader would abort).
+    var zxingAssertionFailures = 0
 
     var lumascanMilliseconds: Double { Double(lumascanNanoseconds) / 1e6 / Double(max(1, frames)) }
     var zbarMilliseconds: Double { Double(zbarNanoseconds) / 1e6 / Double(max(1, frames)) }
     /// How many times faster than zbar the recognizer is.
     var ratio: Double { Double(zbarNanoseconds) / Double(max(1, lumascanNanoseconds)) }
+    var zxingMilliseconds: Double { Double(zxingNanoseconds) / 1e6 / Double(max(1, frames)) }
+    /// How many times faster than raw ZXing-C++ the recognizer is.
+    var zxingRatio: Double { Double(zxingNanoseconds) / Double(max(1, lumascanNanoseconds)) }
 }
 
 /// Everything `lumascan bench` reports.
@@ -377,6 +399,13 @@ struct BenchResult {
                     + "same \(comparison.frames) frames; codes read \(comparison.lumascanCodes) vs "
                     + "\(comparison.zbarCodes)"
             )
+            lines.append(
+                String(format: "  vs raw ZXing-C++ %.1fx faster: ", comparison.zxingRatio)
+                    + "\(ms(comparison.lumascanMilliseconds)) vs \(ms(comparison.zxingMilliseconds)) per frame on the "
+                    + "same frames; codes read \(comparison.lumascanCodes) vs \(comparison.zxingCodes)"
+                    + (comparison.zxingAssertionFailures > 0
+                        ? " (ZXing-C++ failed an assertion on \(comparison.zxingAssertionFailures) frames)" : "")
+            )
         }
         return lines.joined(separator: "\n")
     }
@@ -419,6 +448,15 @@ struct BenchResult {
                 "zbarMsPerFrame": comparison.zbarMilliseconds,
                 "lumascanCodesRead": comparison.lumascanCodes,
                 "zbarCodesRead": comparison.zbarCodes,
+            ]
+            object["zxing"] = [
+                "frames": comparison.frames,
+                "ratio": comparison.zxingRatio,
+                "lumascanMsPerFrame": comparison.lumascanMilliseconds,
+                "zxingMsPerFrame": comparison.zxingMilliseconds,
+                "lumascanCodesRead": comparison.lumascanCodes,
+                "zxingCodesRead": comparison.zxingCodes,
+                "zxingAssertionFailures": comparison.zxingAssertionFailures,
             ]
         }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {

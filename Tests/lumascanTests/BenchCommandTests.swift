@@ -35,6 +35,10 @@ struct BenchCommandTests {
         #expect((zbar["zbarMsPerFrame"] as? Double ?? 0) > 0)
         // The synthetic frames hold an EAN-13 and a QR code (10 frames each, then 10 without): LumaScan reads both.
         #expect(zbar["lumascanCodesRead"] as? Int == 2, "\(zbar)")
+        let zxing = try #require(bench["zxing"] as? [String: Any])
+        #expect(zxing["frames"] as? Int == 30)
+        #expect((zxing["zxingMsPerFrame"] as? Double ?? 0) > 0)
+        #expect((zxing["ratio"] as? Double ?? 0) > 0)
     }
 
     @Test("bench --fps paces a live source and reports drops and latency")
@@ -72,7 +76,9 @@ struct BenchCommandTests {
     func summary() throws {
         let result = try runLumaScan(["bench", "--synthetic", "160x120", "--frames", "5", "--baseline-frames", "5"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        for label in ["frames/s", "p50", "p90", "p99", "CPU", "peak memory", "drops", "vs raw zbar"] {
+        for label in [
+            "frames/s", "p50", "p90", "p99", "CPU", "peak memory", "drops", "vs raw zbar", "vs raw ZXing-C++",
+        ] {
             #expect(result.stdout.contains(label), "\(label) missing from: \(result.stdout)")
         }
     }

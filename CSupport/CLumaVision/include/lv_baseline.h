@@ -1,8 +1,8 @@
 #ifndef LV_BASELINE_H
 #define LV_BASELINE_H
-// CLumaVision baseline: raw zbar, configured as its own tools configure it, to measure LumaScan's recognizers
-// against on the same frames. Nothing LumaScan adds (scan density, row binning, QR downscaling, regions, filters) is
-// applied here.
+// CLumaVision baselines: raw zbar and raw ZXing-C++, configured as their own tools configure them, to measure
+// LumaScan's recognizers against on the same frames. Nothing LumaScan adds (scan density, row binning, QR
+// downscaling, regions, filters, the misread guard) is applied here.
 //
 // Every function returns 0 or a count on success and a negative errno-style code on failure (-EINVAL for bad
 // arguments, -ENOMEM when memory ran out, -EIO for any other failure inside zbar). Nothing throws.
@@ -41,6 +41,29 @@ int lv_zbar_baseline_restrict(lv_zbar_baseline *baseline, const int *symbologies
 /// (capacity `data_capacity`, each NUL-terminated); `results` may be NULL when `max_results` is 0.
 int lv_zbar_baseline_scan(lv_zbar_baseline *baseline, const uint8_t *luma, int width, int height, size_t stride,
                           lv_barcode_result *results, int max_results, uint8_t *data, size_t data_capacity);
+
+/// Raw ZXing-C++ as its own reader runs it: `ZXing::ReadBarcodes` with default hints (every format, try harder, try
+/// rotate, try downscale, local-average binarizer) over the whole frame, borrowing the luma plane (no copy). Use it
+/// from one thread at a time.
+typedef struct lv_zxing_baseline lv_zxing_baseline;
+
+/// Creates a baseline reading every format ZXing-C++ has. Returns NULL when memory ran out.
+lv_zxing_baseline *lv_zxing_baseline_create(void);
+
+/// Destroys a baseline; NULL is ignored.
+void lv_zxing_baseline_destroy(lv_zxing_baseline *baseline);
+
+/// Restricts the baseline to the formats of `symbologies` (`LV_SYM_*`, `count` of them; UPC-A and the ISBNs read
+/// through EAN-13), as `ZXingReader -format …` does. -EINVAL for a symbology ZXing-C++ does not read.
+int lv_zxing_baseline_restrict(lv_zxing_baseline *baseline, const int *symbologies, int count);
+
+/// Runs `ReadBarcodes` once over the frame and returns the number of valid results (all of them). Up to
+/// `max_results` are written to `results` (`symbology` as `LV_SYM_*`, 0 for a format LumaScan does not name;
+/// `point_count` 0), their payloads to `data` (capacity `data_capacity`, each NUL-terminated). Returns -EFAULT when
+/// ZXing-C++ failed one of its own assertions on this frame (Debian keeps them; lv_shim.hpp): the read counts as
+/// nothing, where ZXingReader itself would have aborted.
+int lv_zxing_baseline_scan(lv_zxing_baseline *baseline, const uint8_t *luma, int width, int height, size_t stride,
+                           lv_barcode_result *results, int max_results, uint8_t *data, size_t data_capacity);
 
 #ifdef __cplusplus
 }

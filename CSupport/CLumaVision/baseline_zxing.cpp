@@ -1,0 +1,98 @@
+// Raw ZXing-C++ behind lv_baseline.h: ReadBarcodes with default hints, for benchmarks.
+#define ZX_USE_UTF8 1
+#include "lv_baseline.h"
+#include "lv_shim.hpp"
+
+#include <ZXing/ReadBarcode.h>
+
+#include <cstring>
+
+namespace {
+
+struct Format {
+    ZXing::BarcodeFormat format;
+    int symbology;
+};
+
+constexpr Format kFormats[] = {
+    {ZXing::BarcodeFormat::Aztec, LV_SYM_AZTEC},         {ZXing::BarcodeFormat::Codabar, LV_SYM_CODABAR},
+    {ZXing::BarcodeFormat::Code39, LV_SYM_CODE39},       {ZXing::BarcodeFormat::Code93, LV_SYM_CODE93},
+    {ZXing::BarcodeFormat::Code128, LV_SYM_CODE128},     {ZXing::BarcodeFormat::DataBar, LV_SYM_DATABAR},
+    {ZXing::BarcodeFormat::DataBarExpanded, LV_SYM_DATABAR_EXP}, {ZXing::BarcodeFormat::DataMatrix, LV_SYM_DATAMATRIX},
+    {ZXing::BarcodeFormat::EAN8, LV_SYM_EAN8},           {ZXing::BarcodeFormat::EAN13, LV_SYM_EAN13},
+    {ZXing::BarcodeFormat::ITF, LV_SYM_I25},             {ZXing::BarcodeFormat::MaxiCode, LV_SYM_MAXICODE},
+    {ZXing::BarcodeFormat::PDF417, LV_SYM_PDF417},       {ZXing::BarcodeFormat::QRCode, LV_SYM_QRCODE},
+    {ZXing::BarcodeFormat::UPCA, LV_SYM_UPCA},           {ZXing::BarcodeFormat::UPCE, LV_SYM_UPCE},
+    {ZXing::BarcodeFormat::MicroQRCode, LV_SYM_MICROQR},
+};
+
+}  // namespace
+
+struct lv_zxing_baseline {
+    ZXing::DecodeHints hints;
+    ZXing::Results results;  // outside the assertion guard's frame (lv_shim.hpp)
+};
+
+extern "C" lv_zxing_baseline *lv_zxing_baseline_create(void) {
+    try {
+        return new lv_zxing_baseline();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+extern "C" void lv_zxing_baseline_destroy(lv_zxing_baseline *baseline) { delete baseline; }
+
+extern "C" int lv_zxing_baseline_restrict(lv_zxing_baseline *b, const int *symbologies, int count) {
+    return lv::guarded([&] {
+        if (!b || count < 0 || (count > 0 && !symbologies)) return -EINVAL;
+        ZXing::BarcodeFormats formats;
+        for (int i = 0; i < count; ++i) {
+            int sym = symbologies[i];
+            if (sym == LV_SYM_ISBN10 || sym == LV_SYM_ISBN13) sym = LV_SYM_EAN13;
+            const Format *match = nullptr;
+            for (const Format &f : kFormats)
+                if (f.symbology == sym) match = &f;
+            if (!match) return -EINVAL;
+            formats |= match->format;
+        }
+        b->hints.setFormats(formats);
+        return 0;
+    });
+}
+
+extern "C" int lv_zxing_baseline_scan(lv_zxing_baseline *b, const uint8_t *luma, int width, int height,
+                                      size_t stride, lv_barcode_result *results, int max_results, uint8_t *data,
+                                      size_t data_capacity) {
+    return lv::guarded([&] {
+        if (!b || !luma || width <= 0 || height <= 0 || stride < size_t(width) || max_results < 0 ||
+            (max_results > 0 && (!results || !data)))
+            return -EINVAL;
+        ZXing::ImageView view(luma, width, height, ZXing::ImageFormat::Lum, int(stride));
+        b->results.clear();
+        if (!lv::assertion_guarded([&] { b->results = ZXing::ReadBarcodes(view, b->hints); })) {
+            b->results.clear();
+            return -EFAULT;
+        }
+        int valid = 0, written = 0;
+        size_t used = 0;
+        for (const ZXing::Result &r : b->results) {
+            if (!r.isValid()) continue;
+            ++valid;
+            const ZXing::ByteArray &bytes = r.bytes();
+            if (written >= max_results || used + bytes.size() + 1 > data_capacity) continue;
+            lv_barcode_result &out = results[written++];
+            std::memset(&out, 0, sizeof out);
+            for (const Format &f : kFormats)
+                if (f.format == r.format()) out.symbology = f.symbology;
+            out.quality = r.lineCount();
+            out.decoders = LV_DECODER_ZXING;
+            out.data_offset = uint32_t(used);
+            out.data_length = uint32_t(bytes.size());
+            if (!bytes.empty()) std::memcpy(data + used, bytes.data(), bytes.size());
+            data[used + bytes.size()] = 0;
+            used += bytes.size() + 1;
+        }
+        return valid;
+    });
+}
