@@ -359,10 +359,8 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
     // The harder passes, while no code is settled: each adds readings, and a second pass reading the same payload
     // confirms a weak-check reading that only one pass made (finish() decides).
     auto settled = [&] {
-        for (size_t i = 0; i < s->collector.count; ++i) {
-            const Found &f = s->collector.slots[i];
-            if (f.plain || __builtin_popcount(f.passes) >= 2) return true;
-        }
+        for (size_t i = 0; i < s->collector.count; ++i)
+            if (settled_still(s->collector.slots[i])) return true;
         return false;
     };
     if (!settled()) {

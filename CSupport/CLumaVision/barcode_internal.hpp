@@ -53,6 +53,8 @@ struct Found {
     bool plain = false;   ///< read by a pass without preprocessing
     bool eci = false;
     bool conflict = false;
+    bool disputed = false;  ///< won a disagreement (see finish)
+    int zbar_quality = 0;   ///< zbar's own quality, when zbar read it
 };
 
 /// The passes a frame can get; each is one bit of `Found::passes`.
@@ -196,6 +198,10 @@ int zxing_read_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, int wi
 /// 1 when added or merged, 0 when dropped.
 int collect(lv_barcode_scanner *s, int symbology, const std::string &bytes, const float *points, int point_count,
             cv::Rect roi, Pass pass, int decoder, int quality, int orientation, Found **slot);
+
+/// Whether a still image's reading is settled: trusted by the misread guard, and for EAN/UPC read by zbar too (a
+/// reading only ZXing-C++ made waits for zbar's harder passes). The still path stops trying once one is.
+bool settled_still(const Found &f);
 
 /// Judges what the passes found (symbology and length filters, the misread guard for still images, disagreements)
 /// and writes the results to `out`. Returns the number written.

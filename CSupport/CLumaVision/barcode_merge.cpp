@@ -28,10 +28,29 @@ cv::Rect2f bounds(const Found &f) {
     return {x0, y0, x1 - x0, y1 - y0};
 }
 
-cv::Point2f centre(const cv::Rect2f &r) { return {r.x + r.width / 2, r.y + r.height / 2}; }
+/// Whether two linear readings are of the same bars. Each decoder locates only the rows it decoded (zbar a band of
+/// scan lines, ZXing-C++ a line or two), so two views of one code can lie side by side without overlapping: they are
+/// one code when they overlap along the code's length by half the shorter one and lie less than half the longer
+/// one's length apart across it.
+bool same_bars(const cv::Rect2f &a, const cv::Rect2f &b) {
+    bool horizontal = std::max(a.width, b.width) >= std::max(a.height, b.height);
+    float a0 = horizontal ? a.x : a.y, a1 = a0 + (horizontal ? a.width : a.height);
+    float b0 = horizontal ? b.x : b.y, b1 = b0 + (horizontal ? b.width : b.height);
+    float c0 = horizontal ? a.y : a.x, c1 = c0 + (horizontal ? a.height : a.width);
+    float d0 = horizontal ? b.y : b.x, d1 = d0 + (horizontal ? b.height : b.width);
+    float along = std::min(a1, b1) - std::max(a0, b0);
+    float gap = std::max(c0, d0) - std::min(c1, d1);  // negative when they overlap across
+    return along >= 0.5f * std::min(a1 - a0, b1 - b0) && gap <= 0.5f * std::max(a1 - a0, b1 - b0);
+}
 
-bool inside(cv::Point2f p, const cv::Rect2f &r) {
-    return p.x >= r.x && p.y >= r.y && p.x <= r.x + r.width && p.y <= r.y + r.height;
+/// The passes that are zbar's.
+constexpr uint32_t kZBarPasses = 1u << kZBar | 1u << kZBarUpscaled | 1u << kZBarEnhanced | 1u << kZBarInverted;
+
+/// Whether zbar's reading stands on its own: on two scan lines or more, or in two of zbar's passes. zbar decodes
+/// each scan line afresh, so this is independent confirmation; ZXing-C++ 1.4 misreads small EAN/UPC codes the same
+/// way on several rows and with both binarizers (measured on the generated corpus), so its own agreement is not.
+bool zbar_confirmed(const Found &f) {
+    return (f.decoders & LV_DECODER_ZBAR) && (f.zbar_quality >= 2 || __builtin_popcount(f.passes & kZBarPasses) >= 2);
 }
 
 /// Whether a still image's reading can be trusted: a symbology with a strong check always; a weak-check one when two
@@ -42,6 +61,18 @@ bool trusted_still(const Found &f) {
     if (__builtin_popcount(f.passes) >= 2) return true;
     return f.plain && ((f.decoders & LV_DECODER_ZXING) || f.quality >= 2);
 }
+
+}  // namespace
+
+bool settled_still(const Found &f) {
+    // An EAN/UPC reading only ZXing-C++ made waits for zbar's passes, which confirm it or read the bars otherwise.
+    bool ean_upc = f.symbology == LV_SYM_EAN13 || f.symbology == LV_SYM_UPCA || f.symbology == LV_SYM_EAN8 ||
+                   f.symbology == LV_SYM_UPCE || f.symbology == LV_SYM_ISBN10 || f.symbology == LV_SYM_ISBN13;
+    if (ean_upc && !(f.decoders & LV_DECODER_ZBAR)) return false;
+    return trusted_still(f);
+}
+
+namespace {
 
 /// Appends `text` and a NUL to the output's data buffer; false when it does not fit. An empty string takes no room
 /// (offset and length 0).
@@ -73,7 +104,8 @@ Found &Collector::next() {
     f.orientation = LV_ORIENT_UNKNOWN;
     f.decoders = 0;
     f.passes = 0;
-    f.plain = f.eci = f.conflict = false;
+    f.zbar_quality = 0;
+    f.plain = f.eci = f.conflict = f.disputed = false;
     return f;
 }
 
@@ -111,6 +143,7 @@ int collect(lv_barcode_scanner *s, int symbology, const std::string &bytes, cons
     f->passes |= 1u << pass;
     f->decoders |= decoder;
     f->quality = std::max(f->quality, quality);
+    if (decoder == LV_DECODER_ZBAR) f->zbar_quality = std::max(f->zbar_quality, quality);
     f->plain = f->plain || is_plain(pass);
     if (slot) *slot = f;
     return 1;
@@ -118,7 +151,7 @@ int collect(lv_barcode_scanner *s, int symbology, const std::string &bytes, cons
 
 int finish(lv_barcode_scanner *s, const Policy &policy, Output &out) {
     Collector &c = s->collector;
-    // Drop what the configuration excludes, and on still images what the misread guard does not trust.
+    // Drop what the configuration excludes.
     size_t kept = 0;
     for (size_t i = 0; i < c.count; ++i) {
         Found &f = c.slots[i];
@@ -126,23 +159,41 @@ int finish(lv_barcode_scanner *s, const Policy &policy, Output &out) {
         int length = int(f.bytes.size());
         bool wanted = sym > 0 && sym < kSymbolSlots && s->enabled[sym] && length >= s->min_length[sym] &&
                       (s->max_length[sym] == 0 || length <= s->max_length[sym]);
-        if (wanted && policy.still) wanted = trusted_still(f);
         if (!wanted) continue;
         if (kept != i) std::swap(c.slots[kept], c.slots[i]);
         ++kept;
     }
     c.count = kept;
-    // Disagreements: two weak-check readings over the same bars with different payloads (two decoders, or a decoder
-    // at two scales): neither can be trusted, and both are reported as such.
+    // Disagreements: weak-check readings over the same bars with different payloads (two decoders, or a decoder at
+    // two scales), trusted or not: a reading the misread guard would drop still casts doubt on its rivals. A reading
+    // zbar confirmed on its own wins over rivals it does not (it is reported, with the others as its
+    // disagreement); otherwise none can be trusted, and all are reported as a disagreement.
+    auto rival = [&](const Found &a, const Found &b) {
+        if (&a == &b || !weak_check(a.symbology) || !weak_check(b.symbology)) return false;
+        cv::Rect2f ra = bounds(a), rb = bounds(b);
+        return ra.area() > 0 && rb.area() > 0 && same_bars(ra, rb);
+    };
+    for (size_t i = 0; i < c.count; ++i)
+        for (size_t j = i + 1; j < c.count; ++j)
+            if (rival(c.slots[i], c.slots[j])) c.slots[i].conflict = c.slots[j].conflict = true;
     for (size_t i = 0; i < c.count; ++i) {
-        for (size_t j = i + 1; j < c.count; ++j) {
-            Found &a = c.slots[i], &b = c.slots[j];
-            if (!weak_check(a.symbology) || !weak_check(b.symbology)) continue;
-            cv::Rect2f ra = bounds(a), rb = bounds(b);
-            if (ra.area() <= 0 || rb.area() <= 0) continue;
-            if (inside(centre(ra), rb) || inside(centre(rb), ra)) a.conflict = b.conflict = true;
-        }
+        Found &f = c.slots[i];
+        if (!f.conflict || !zbar_confirmed(f)) continue;
+        bool contested = false;
+        for (size_t j = 0; j < c.count && !contested; ++j)
+            contested = rival(f, c.slots[j]) && zbar_confirmed(c.slots[j]);
+        if (!contested) f.disputed = true;
     }
+    // On still images, drop what the misread guard does not trust and no disagreement involves.
+    kept = 0;
+    for (size_t i = 0; i < c.count; ++i) {
+        Found &f = c.slots[i];
+        if (f.disputed) f.conflict = false;
+        if (policy.still && !f.conflict && !f.disputed && !trusted_still(f)) continue;
+        if (kept != i) std::swap(c.slots[kept], c.slots[i]);
+        ++kept;
+    }
+    c.count = kept;
     for (size_t i = 0; i < c.count && out.count < out.max_results; ++i) {
         const Found &f = c.slots[i];
         lv_barcode_result r{};
@@ -162,7 +213,8 @@ int finish(lv_barcode_scanner *s, const Policy &policy, Output &out) {
         r.decoders = f.decoders;
         r.passes = __builtin_popcount(f.passes);
         r.flags = (f.conflict ? LV_RESULT_CONFLICT : 0) | (r.passes >= 2 ? LV_RESULT_CONFIRMED : 0) |
-                  (f.plain ? 0 : LV_RESULT_PREPROCESSED) | (f.eci ? LV_RESULT_ECI : 0);
+                  (f.plain ? 0 : LV_RESULT_PREPROCESSED) | (f.eci ? LV_RESULT_ECI : 0) |
+                  (f.disputed ? LV_RESULT_DISPUTED : 0);
         r.sequence_index = f.sequence_index;
         r.sequence_count = f.sequence_count;
         out.results[out.count++] = r;

@@ -140,8 +140,17 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
             sequences.removeAll(keepingCapacity: true)
         }
         defer { if !configuration.stillImage { previousFrame = metadata.index } }
+        // Readings that lost a disagreement, or that no reading won: gathered first, so that a winner (a reading zbar
+        // confirmed on its own) carries them.
         var disagreement: [BarcodeReading.Alternative] = []
         var disagreementPolygon: [Point] = []
+        var disputed = false
+        for index in 0..<Int(count) where results[index].flags & Int32(LV_RESULT_CONFLICT) != 0 {
+            let result = results[index]
+            guard let symbology = Self.symbology(ofZBarType: result.symbology) else { continue }
+            disagreement.append(BarcodeReading.Alternative(symbology: symbology, text: text(of: result)))
+            if disagreementPolygon.isEmpty { disagreementPolygon = Self.polygon(of: result) }
+        }
         for index in 0..<Int(count) {
             let result = results[index]
             guard let symbology = Self.symbology(ofZBarType: result.symbology), enabled.contains(symbology) else {
@@ -150,23 +159,15 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
             // SAFETY: the shim wrote each string at its offset..<offset + length, inside `payloads`.
             let bytes = Array(
                 UnsafeBufferPointer(start: payloads + Int(result.data_offset), count: Int(result.data_length)))
-            let text = String(
-                decoding: UnsafeBufferPointer(
-                    start: payloads + Int(result.text_offset), count: Int(result.text_length)),
-                as: UTF8.self)
-            let polygon = withUnsafeBytes(of: result.points) { raw in
-                let floats = raw.bindMemory(to: Float.self)
-                return (0..<Int(result.point_count)).map {
-                    Point(x: Double(floats[2 * $0]), y: Double(floats[2 * $0 + 1]))
-                }
+            let text = text(of: result)
+            let polygon = Self.polygon(of: result)
+            // A reading that disagrees with another of the same bars is never reported as a code.
+            if result.flags & Int32(LV_RESULT_CONFLICT) != 0 { continue }
+            var reading = Self.reading(of: result, payloads: payloads)
+            if result.flags & Int32(LV_RESULT_DISPUTED) != 0 {
+                reading.disagreement = disagreement
+                disputed = true
             }
-            if result.flags & Int32(LV_RESULT_CONFLICT) != 0 {
-                // Two readings of the same bars disagree: neither is reported as a code.
-                disagreement.append(BarcodeReading.Alternative(symbology: symbology, text: text))
-                if disagreementPolygon.isEmpty { disagreementPolygon = polygon }
-                continue
-            }
-            let reading = Self.reading(of: result, payloads: payloads)
             if let part = reading.structuredAppend, let partIndex = part.index {
                 reports.append(
                     ScanReport(
@@ -201,7 +202,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
                     bytes: bytes, polygon: polygon, detail: .barcode(reading)))
         }
         dropMessagesDecodedWhole(reports: &reports, from: before)
-        if !disagreement.isEmpty {
+        if !disagreement.isEmpty && !disputed {
             logger.info(
                 "readings disagree; none reported",
                 metadata: [
@@ -249,6 +250,24 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
         sequences[key] = nil
         let ordered = (0..<part.count).compactMap { parts[$0] }
         return (ordered.flatMap(\.bytes), ordered.map(\.text).joined())
+    }
+
+    /// A result's UTF-8 text.
+    private func text(of result: lv_barcode_result) -> String {
+        // SAFETY: the shim wrote the text at text_offset..<text_offset + text_length, inside `payloads`.
+        String(
+            decoding: UnsafeBufferPointer(start: payloads + Int(result.text_offset), count: Int(result.text_length)),
+            as: UTF8.self)
+    }
+
+    /// A result's polygon in frame pixels.
+    private static func polygon(of result: lv_barcode_result) -> [Point] {
+        withUnsafeBytes(of: result.points) { raw in
+            let floats = raw.bindMemory(to: Float.self)
+            return (0..<Int(result.point_count)).map {
+                Point(x: Double(floats[2 * $0]), y: Double(floats[2 * $0 + 1]))
+            }
+        }
     }
 
     /// The reading a shim result describes.

@@ -64,6 +64,9 @@ enum {
     LV_RESULT_PREPROCESSED = 4,
     /// The text was decoded by an ECI the code carries (otherwise by the symbology's default or a guess).
     LV_RESULT_ECI = 8,
+    /// Other readings of the same bars disagreed (flagged LV_RESULT_CONFLICT), and this one won: zbar read it on two
+    /// scan lines or in two passes, and none of the others.
+    LV_RESULT_DISPUTED = 16,
 };
 
 /// One code read from a frame. Offsets point into the caller's data buffer, each non-empty string NUL-terminated
@@ -182,8 +185,9 @@ int lv_qr_finder_locate(const uint8_t *luma, int width, int height, size_t strid
 /// `luma` holds `stride * (height - 1) + width` bytes and is only read. Payloads, texts and add-ons are copied into
 /// `data` (capacity `data_capacity` bytes); up to `max_results` results are written to `results`. A code whose
 /// strings do not fit is dropped, as is a code centred outside the region. A code read by several passes is one
-/// result with its decoders and passes counted. Two weak-check readings over the same bars that disagree are both
-/// flagged LV_RESULT_CONFLICT. Returns the number of results.
+/// result with its decoders and passes counted. Weak-check readings over the same bars that disagree are flagged
+/// LV_RESULT_CONFLICT, except one that zbar confirmed on its own (two scan lines or two passes) when no other is:
+/// it is flagged LV_RESULT_DISPUTED and reported. Returns the number of results.
 ///
 /// Scratch planes are allocated once and grown only for a larger frame; inside a scan, OpenCV (resize, blur), zbar
 /// (QR finder) and ZXing-C++ (its binarized image, results) may still take temporary buffers. Nothing the caller
