@@ -17,6 +17,12 @@ bool weak_check(int sym) {
     }
 }
 
+/// EAN-13, EAN-8, UPC-A, UPC-E and the ISBNs.
+bool ean_upc(int sym) {
+    return sym == LV_SYM_EAN13 || sym == LV_SYM_UPCA || sym == LV_SYM_EAN8 || sym == LV_SYM_UPCE ||
+           sym == LV_SYM_ISBN10 || sym == LV_SYM_ISBN13;
+}
+
 /// The axis-aligned bounding box of a reading's polygon.
 cv::Rect2f bounds(const Found &f) {
     if (f.point_count == 0) return {};
@@ -66,9 +72,7 @@ bool trusted_still(const Found &f) {
 
 bool settled_still(const Found &f) {
     // An EAN/UPC reading only ZXing-C++ made waits for zbar's passes, which confirm it or read the bars otherwise.
-    bool ean_upc = f.symbology == LV_SYM_EAN13 || f.symbology == LV_SYM_UPCA || f.symbology == LV_SYM_EAN8 ||
-                   f.symbology == LV_SYM_UPCE || f.symbology == LV_SYM_ISBN10 || f.symbology == LV_SYM_ISBN13;
-    if (ean_upc && !(f.decoders & LV_DECODER_ZBAR)) return false;
+    if (ean_upc(f.symbology) && !(f.decoders & LV_DECODER_ZBAR)) return false;
     return trusted_still(f);
 }
 
@@ -184,12 +188,15 @@ int finish(lv_barcode_scanner *s, const Policy &policy, Output &out) {
             contested = rival(f, c.slots[j]) && zbar_confirmed(c.slots[j]);
         if (!contested) f.disputed = true;
     }
-    // On still images, drop what the misread guard does not trust and no disagreement involves.
+    // Drop what the misread guard does not trust and no disagreement involves: on still images see trusted_still;
+    // in camera frames an EAN/UPC reading zbar did not make (ZXing-C++'s row pass reads small codes zbar's averaged
+    // lines cannot, and misreads some of them the same way in every frame, which no consistency count catches).
     kept = 0;
     for (size_t i = 0; i < c.count; ++i) {
         Found &f = c.slots[i];
         if (f.disputed) f.conflict = false;
-        if (policy.still && !f.conflict && !f.disputed && !trusted_still(f)) continue;
+        bool trusted = policy.still ? trusted_still(f) : !(ean_upc(f.symbology) && !(f.decoders & LV_DECODER_ZBAR));
+        if (!f.conflict && !f.disputed && !trusted) continue;
         if (kept != i) std::swap(c.slots[kept], c.slots[i]);
         ++kept;
     }

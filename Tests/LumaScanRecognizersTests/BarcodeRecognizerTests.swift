@@ -378,16 +378,14 @@ struct BarcodeRecognizerTests {
     @Test("still-image mode reads in one frame, reports repeats, and reads codes too small for zbar's camera pass")
     func stillImage() throws {
         let code = EAN.ean13("400638133393")
-        // 1.4 px per module, slightly blurred: below what zbar's camera pass reads (ZXing-C++'s row pass reads it),
-        // read by the still-image passes.
+        // 1.4 px per module, slightly blurred: below what zbar's camera pass reads, read by the still-image passes.
         let canvas = TestCanvas(width: 320, height: 200, fill: 230)
         let corners = canvas.place(code.render(moduleWidth: 1, height: 40), centre: Point(x: 160, y: 100), scale: 1.4)
         canvas.blur(sigma: 0.5)
         let camera = try BarcodeRecognizer(
             configuration: BarcodeConfiguration(consistencyCount: singleFrame), logger: testLogger)
-        let live = results(process(camera, canvas.image))
-        #expect(live.map(\.text) == [code.text])
-        #expect(live.first?.detail?.barcode?.decoders == [.zxing])
+        // ZXing-C++'s row pass reads it, but a camera frame's EAN/UPC reading needs zbar (misread guard).
+        #expect(isUnreadable(process(camera, canvas.image)))
         let still = try BarcodeRecognizer(
             configuration: BarcodeConfiguration(stillImage: true), logger: testLogger)
         for index in 0..<2 {

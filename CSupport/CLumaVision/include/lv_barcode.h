@@ -185,7 +185,8 @@ int lv_qr_finder_locate(const uint8_t *luma, int width, int height, size_t strid
 /// `luma` holds `stride * (height - 1) + width` bytes and is only read. Payloads, texts and add-ons are copied into
 /// `data` (capacity `data_capacity` bytes); up to `max_results` results are written to `results`. A code whose
 /// strings do not fit is dropped, as is a code centred outside the region. A code read by several passes is one
-/// result with its decoders and passes counted. Weak-check readings over the same bars that disagree are flagged
+/// result with its decoders and passes counted. An EAN/UPC reading zbar did not make is not reported (ZXing-C++
+/// 1.4 misreads some small ones the same way in every frame). Weak-check readings over the same bars that disagree are flagged
 /// LV_RESULT_CONFLICT, except one that zbar confirmed on its own (two scan lines or two passes) when no other is:
 /// it is flagged LV_RESULT_DISPUTED and reported. Returns the number of results.
 ///
