@@ -62,6 +62,16 @@ let package = Package(
                 "LumaScan", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Test support only, never linked into the library: codes of every symbology from libzint, the
+        // print-and-photograph camera model (OpenCV, TurboJPEG) and ZXing-C++ as a peer reader, for the real-world
+        // barcode corpus (Debian: libzint-dev, libzxing-dev, installed by scripts/deps.sh).
+        .target(
+            name: "CLumaTestKit", dependencies: ["CTurboJPEG"], path: "Tests/CLumaTestKit",
+            cxxSettings: [.headerSearchPath("../../CSupport/OpenCV/include")],
+            linkerSettings: [
+                .linkedLibrary("zint"), .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("ZXing"),
+            ]),
         .target(
             name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision"],
             path: "Tests/LumaScanTestSupport"),
