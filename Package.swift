@@ -73,7 +73,7 @@ let package = Package(
                 .linkedLibrary("ZXing"),
             ]),
         .target(
-            name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision"],
+            name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision", "CLumaTestKit"],
             path: "Tests/LumaScanTestSupport"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(
