@@ -82,7 +82,7 @@ public enum BarcodeTruth {
             // EAN-2/EAN-5 reported on their own.
             return ["EAN-2", "EAN-5"].contains(read.symbology) && code.addOn == read.text
         }
-        guard let key = key(symbology, code.text) else { return false }
+        guard let key = key(code.symbology, code.text) else { return false }
         if let readKey = Self.key(symbology, read.text), readKey == key { return true }
         // The main code followed by its add-on.
         if let addOn = code.addOn {
@@ -133,6 +133,10 @@ public enum BarcodeTruth {
             return "0" + expanded
         case .isbn10:
             guard text.count == 10, digits.count >= 9 else { return nil }
+            // The ISBN-10 check character: weights 10...2 over the body, then 11 - sum mod 11 (10 is X).
+            let sum = zip(digits.prefix(9), stride(from: 10, through: 2, by: -1)).map(*).reduce(0, +)
+            let check = (11 - sum % 11) % 11
+            guard text.last == (check == 10 ? "X" : Character(String(check))) else { return nil }
             let body = [9, 7, 8] + digits.prefix(9)
             return (body + [EAN.checkDigit(Array(body))]).map(String.init).joined()
         default:
@@ -257,14 +261,10 @@ public struct BarcodeScoreboard: Sendable {
     }
 }
 
-/// The corpus' tab-separated files, as `scripts/compare-barcodes.sh` exchanges them. Fields are escaped as `jq`'s
-/// `@tsv` escapes them: `\\`, `\t`, `\n`, `\r`.
-///
-/// - `truth.tsv`: `path<TAB>symbology<TAB>text<TAB>add-on`, one line per code, paths relative to the corpus folder,
-///   symbologies by LumaScan's names; an image with no code has one line with symbology `-` and empty text. Lines
-///   starting with `#` are comments.
-/// - reads: `reader<TAB>path<TAB>symbology<TAB>text`, one line per code a reader reported, symbologies by the
-///   reader's own names (``BarcodeTruth/symbologyName(_:)`` maps them).
+/// A corpus folder's `truth.tsv`: `path<TAB>symbology<TAB>text<TAB>add-on`, one line per code, paths relative to the
+/// corpus folder, symbologies by LumaScan's names (or zbarimg's and ZXingReader's, see
+/// ``BarcodeTruth/symbologyName(_:)``); an image with no code has one line with symbology `-` and empty text. Lines
+/// starting with `#` are comments. Fields are escaped as `jq`'s `@tsv` escapes them: `\\`, `\t`, `\n`, `\r`.
 public enum CorpusTSV {
     /// `field` escaped for a TSV cell.
     public static func escape(_ field: String) -> String {
@@ -337,17 +337,5 @@ public enum CorpusTSV {
                 TruthCode(symbology: symbology, text: cells.count > 2 ? unescape(cells[2]) : "", addOn: addOn))
         }
         return images
-    }
-
-    /// The reads of a reads file: reader, image path and read.
-    public static func parseReads(_ text: String) -> [(reader: String, path: String, read: PeerRead)] {
-        text.split(separator: "\n").compactMap { line in
-            let cells = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard cells.count >= 4 else { return nil }
-            return (
-                String(cells[0]), unescape(cells[1]),
-                PeerRead(symbology: String(cells[2]), text: unescape(cells[3]))
-            )
-        }
     }
 }
