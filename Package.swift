@@ -75,6 +75,11 @@ let package = Package(
         .target(
             name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision", "CLumaTestKit"],
             path: "Tests/LumaScanTestSupport"),
+        // Writes the real-world barcode corpus to a folder and scores peers' reads of it
+        // (scripts/compare-barcodes.sh); a test tool, not part of the lumascan product.
+        .executableTarget(
+            name: "barcode-corpus", dependencies: ["LumaScanCore", "LumaScanTestSupport"],
+            path: "Tests/barcode-corpus"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(
             name: "LumaScanCaptureTests",
