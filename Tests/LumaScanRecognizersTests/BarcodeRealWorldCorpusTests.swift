@@ -11,6 +11,31 @@ import Testing
 struct BarcodeRealWorldCorpusTests {
     static let readers = ["LumaScan", "zbar", "ZXing"]
 
+    @Test("each kind of payload, rendered by zint without a camera, reads back as its truth", arguments: [1, 2])
+    func truths(seed: UInt64) throws {
+        let prints = try BarcodeRealWorldCorpus.prints(seed: seed)
+        #expect(prints.count >= 20)
+        for (truth, print) in prints {
+            // On a white margin, as a scanner sees a label.
+            let canvas = TestCanvas(width: print.width + 80, height: print.height + 80, fill: 255)
+            canvas.paste(print, x: 40, y: 40)
+            let (reads, _) = canvas.image.withView { ZXingPeer.read($0) }
+            #expect(
+                reads.contains { BarcodeTruth.matches($0, truth) }
+                    && reads.allSatisfy { BarcodeTruth.matches($0, truth) },
+                "\(truth): ZXing read \(reads)")
+        }
+    }
+
+    @Test("a folder is the same photos every time")
+    func deterministic() throws {
+        let first = try BarcodeRealWorldCorpus.images(in: "qr/damaged")
+        let second = try BarcodeRealWorldCorpus.images(in: "qr/damaged")
+        #expect(first.map(\.image.pixels) == second.map(\.image.pixels))
+        #expect(first.map(\.truth) == second.map(\.truth))
+        #expect(Set(first.map(\.path)).count == BarcodeRealWorldCorpus.imagesPerFolder)
+    }
+
     @Test(
         "in every folder LumaScan reads as many photos as zbar ∪ ZXing-C++, misreads none, and finds nothing in code-free photos"
     )

@@ -46,6 +46,19 @@ public enum BarcodeRealWorldCorpus {
         return try (0..<imagesPerFolder).map { try recipe.image($0) }
     }
 
+    /// One print of every payload kind the folders use (the code as zint drew it, 2 px per module, before the
+    /// camera), with its truth: to check the generator's truths against a reader on perfect images.
+    public static func prints(seed: UInt64) throws -> [(truth: TruthCode, print: LumaImage)] {
+        var random = SplitMix64(seed: seed)
+        return try Payloads.all.map { maker in
+            let payload = maker(&random)
+            let style = ZintStyle(
+                modulePixels: 2, quietModules: payload.quietModules, unicode: payload.unicode, option1: payload.option1,
+                option2: payload.option2)
+            return (payload.truth, try Zint.render(payload.symbology, payload.data, style: style))
+        }
+    }
+
     /// Every photo of every folder.
     public static func all() throws -> [RealWorldImage] {
         try folders.flatMap { try images(in: $0) }
@@ -61,6 +74,9 @@ public enum BarcodeRealWorldCorpus {
         Recipe("ean13/glare", [Payloads.ean13], .glare),
         Recipe("ean13/small", [Payloads.ean13], .small),
         Recipe("ean13/defocus", [Payloads.ean13], .defocus),
+        Recipe("ean13/motion-blur", [Payloads.ean13], .motion),
+        Recipe("ean13/rotated", [Payloads.ean13], .rotated),
+        Recipe("ean13/low-contrast", [Payloads.ean13], .lowContrast),
         Recipe("ean13/snapshot", [Payloads.ean13], .snapshot),
         Recipe("ean13/add-on", [Payloads.ean13AddOn], .clean),
         Recipe("ean8/clean", [Payloads.ean8], .clean),
@@ -72,6 +88,7 @@ public enum BarcodeRealWorldCorpus {
         Recipe("code128/damaged", [Payloads.code128], .damagedLinear),
         Recipe("code128/low-contrast", [Payloads.code128], .lowContrast),
         Recipe("code128/snapshot", [Payloads.code128], .snapshot),
+        Recipe("code128/rotated", [Payloads.code128], .rotated),
         Recipe("code39/clean", [Payloads.code39], .clean),
         Recipe("code93/clean", [Payloads.code93], .clean),
         Recipe("i25/clean", [Payloads.itf], .clean),
@@ -141,6 +158,8 @@ struct Conditions: Sendable {
     static let small = Conditions(modulePixels: 1.15...1.5, anyOrientation: false, blur: 0.3...0.5)
     static let motion = Conditions(modulePixels: 2.6...3.6, motion: 3...7)
     static let inverted = Conditions(inverted: true)
+    /// Held at any angle, as a hand holds a product to a camera or a photo is taken of a shelf.
+    static let rotated = Conditions(modulePixels: 2...3.4, rotation: 0...360, anyOrientation: false)
     static let damagedLinear = Conditions(modulePixels: 2.2...3.2, scratches: 1...2, blots: 0...2)
     static let lowContrast = Conditions(ink: 105...135, paper: 150...175, noise: 1.5...3)
 

@@ -15,6 +15,13 @@ struct Payload {
 /// Payload makers for ``BarcodeRealWorldCorpus``: data of the kinds printed on real products, labels and tickets,
 /// drawn at random for each photo.
 enum Payloads {
+    /// Every maker, once.
+    static let all: [@Sendable (inout SplitMix64) -> Payload] = [
+        ean13, ean13AddOn, ean8, upcA, upcE, code128, code39, code93, itf, codabar, dataBar, dataBarExpanded, qr,
+        qrShort,
+        qrKanji, qrBinary, microQR, dataMatrix, pdf417, aztec, maxiCode,
+    ]
+
     static let digits = "0123456789"
     static let upper = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -68,7 +68,7 @@ typedef struct lt_bitmap lt_bitmap;
 
 /// Encodes `length` bytes of `data` as `symbology` (`LT_CODE_*`) with libzint and renders it as `style` says.
 /// On success stores a new bitmap in `*out` (free it with `lt_bitmap_destroy`). -EINVAL when zint refuses the data
-/// (the reason is logged to nowhere: tests choose valid data).
+/// (zint's message is not kept: the corpus chooses valid data).
 int lt_code_render(int symbology, const uint8_t *data, size_t length, const lt_code_style *style, lt_bitmap **out);
 
 /// The bitmap's width in pixels.
