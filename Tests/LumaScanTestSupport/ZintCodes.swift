@@ -110,19 +110,12 @@ public enum Zint {
         let status = data.withUnsafeBufferPointer {
             lt_code_render(symbology.number, $0.baseAddress, $0.count, &options, &bitmap)
         }
+        defer { lt_bitmap_destroy(bitmap) }
         guard status == 0, let bitmap, let pixels = lt_bitmap_pixels(bitmap) else {
             throw LumaScanError(.invalidConfiguration, "zint cannot render \(symbology) \(data.count) bytes: \(status)")
         }
-        defer { lt_bitmap_destroy(bitmap) }
         let (width, height) = (Int(lt_bitmap_width(bitmap)), Int(lt_bitmap_height(bitmap)))
         return LumaImage(
             width: width, height: height, pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height)))
-    }
-
-    /// Renders UTF-8 `text` (see ``render(_:_:style:)``).
-    public static func render(
-        _ symbology: ZintSymbology, text: String, style: ZintStyle = ZintStyle()
-    ) throws(LumaScanError) -> LumaImage {
-        try render(symbology, Array(text.utf8), style: style)
     }
 }
