@@ -74,6 +74,13 @@ struct BarcodeTruthTests {
         #expect(board.rows[1].misreads == [1, 0, 0])
         #expect(board.rows[1].codeFree == 1)
         #expect(board.total.images == 3)
+        #expect(board.rows[0].codes == 2)
+        #expect(board.rows[0].codesRead == [1, 0, 1])
+        board.add(
+            folder: "multi", image: "multi/1", truth: [code, TruthCode(symbology: .qrCode, text: "Q")],
+            reads: ["b": [PeerRead(symbology: "QRCode", text: "Q"), PeerRead(symbology: "code128", text: "X1")]])
+        #expect(board.rows[2].codesRead == [0, 2, 0])
+        #expect(board.table.hasSuffix("\nmulti: 2 codes, read: a 0, b 2, c 0"))
     }
 
     @Test("truth.tsv and the readers' outputs parse back to what was written")

@@ -184,6 +184,10 @@ public struct BarcodeScoreboard: Sendable {
         public var misreads: [Int]
         /// Images where at least one of the union's readers read a true code.
         public var unionRead = 0
+        /// Codes in the folder's images (more than the images with a code where photos hold several).
+        public var codes = 0
+        /// Per reader, codes it read (each code of an image counted once).
+        public var codesRead: [Int]
         /// Examples of misreads, for messages: `image: reader symbology "text"`.
         public var misreadExamples: [String] = []
 
@@ -192,6 +196,7 @@ public struct BarcodeScoreboard: Sendable {
             self.folder = folder
             read = Array(repeating: 0, count: readers)
             misreads = Array(repeating: 0, count: readers)
+            codesRead = Array(repeating: 0, count: readers)
         }
     }
 
@@ -207,11 +212,14 @@ public struct BarcodeScoreboard: Sendable {
         let index = rows.firstIndex { $0.folder == folder } ?? rows.count
         if index == rows.count { rows.append(Row(folder: folder, readers: readers.count)) }
         rows[index].images += 1
+        rows[index].codes += truth.count
         if truth.isEmpty { rows[index].codeFree += 1 }
         var unionRead = false
         for (column, reader) in readers.enumerated() {
             let found = reads[reader] ?? []
             let good = found.filter { read in truth.contains { BarcodeTruth.matches(read, $0) } }
+            rows[index].codesRead[column] +=
+                truth.filter { code in good.contains { BarcodeTruth.matches($0, code) } }.count
             if !good.isEmpty {
                 rows[index].read[column] += 1
                 if union.contains(reader) { unionRead = true }
@@ -234,15 +242,18 @@ public struct BarcodeScoreboard: Sendable {
             total.images += row.images
             total.codeFree += row.codeFree
             total.unionRead += row.unionRead
+            total.codes += row.codes
             for column in readers.indices {
                 total.read[column] += row.read[column]
                 total.misreads[column] += row.misreads[column]
+                total.codesRead[column] += row.codesRead[column]
             }
         }
         return total
     }
 
-    /// The counts as a text table, a row per folder and the totals: `read/misreads` per reader, then the union.
+    /// The counts as a text table, a row per folder and the totals: `read/misreads` per reader, then the union;
+    /// below it, for folders whose photos hold several codes, how many of the codes each reader read.
     public var table: String {
         let header = ["folder", "images"] + readers.map { "\($0) read/misread" } + [union.joined(separator: "∪")]
         let lines =
@@ -257,7 +268,15 @@ public struct BarcodeScoreboard: Sendable {
                 let pad = String(repeating: " ", count: widths[column] - cell.count)
                 return column == 0 ? cell + pad : pad + cell
             }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        }.joined(separator: "\n") + severalCodes
+    }
+
+    /// Lines for the folders with several codes per photo: codes in them, and codes each reader read.
+    var severalCodes: String {
+        rows.filter { $0.codes > $0.images - $0.codeFree }.map { row in
+            let counts = readers.indices.map { "\(readers[$0]) \(row.codesRead[$0])" }.joined(separator: ", ")
+            return "\n\(row.folder): \(row.codes) codes, read: \(counts)"
+        }.joined()
     }
 }
 
