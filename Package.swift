@@ -68,9 +68,25 @@ let package = Package(
         .target(
             name: "CLumaTestCodecs", path: "Tests/CLumaTestCodecs",
             linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("gif")]),
+        // Test support only, never linked into the library: codes of every symbology from libzint, the
+        // print-and-photograph camera model (OpenCV, TurboJPEG) and ZXing-C++ as a peer reader, for the real-world
+        // barcode corpus (Debian: libzint-dev, libzxing-dev, installed by scripts/deps.sh).
         .target(
-            name: "LumaScanTestSupport", dependencies: ["LumaScanCore", "CLumaVision", "CLumaTestCodecs"],
+            name: "CLumaTestKit", dependencies: ["CTurboJPEG"], path: "Tests/CLumaTestKit",
+            cxxSettings: [.headerSearchPath("../../CSupport/OpenCV/include")],
+            linkerSettings: [
+                .linkedLibrary("zint"), .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("ZXing"),
+            ]),
+        .target(
+            name: "LumaScanTestSupport",
+            dependencies: ["LumaScanCore", "CLumaVision", "CLumaTestCodecs", "CLumaTestKit"],
             path: "Tests/LumaScanTestSupport"),
+        // Writes the real-world barcode corpus to a folder and scores peers' reads of it
+        // (scripts/compare-barcodes.sh); a test tool, not part of the lumascan product.
+        .executableTarget(
+            name: "barcode-corpus", dependencies: ["LumaScanCore", "LumaScanTestSupport"],
+            path: "Tests/barcode-corpus"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(
             name: "LumaScanCaptureTests",

@@ -2,7 +2,7 @@
 # The README's test command: installs what is missing, then builds and runs the whole test suite:
 #   1. unit tests (every module), built with warnings as errors;
 #   2. the frame ring and the engine under the thread sanitizer;
-#   3. the C shims' tests under the address sanitizer;
+#   3. the C shims' tests (and the test kit's: the barcode corpus' generator and peers) under the address sanitizer;
 #   4. the V4L2 integration tests against the kernel's vivid driver in a VM (Tests/IntegrationTests);
 #   5. the formatting lint.
 # Set LUMASCAN_SKIP_VM=1 to skip step 4 (it then says so); LUMASCAN_SKIP_SANITIZERS=1 skips steps 2 and 3.
@@ -24,7 +24,8 @@ if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" != 1 ]]; then
   swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle'
   step "address sanitizer: C shims (capture, vision)"
   LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" \
-    swift test --scratch-path .build-asan --sanitize=address --filter 'LumaScanCaptureTests|LVBarcodeScanner|LVImage|BarcodeRecognizer|MeterRecognizer'
+    swift test --scratch-path .build-asan --sanitize=address \
+      --filter 'LumaScanCaptureTests|LVBarcodeScanner|LVImage|BarcodeRecognizer|MeterRecognizer|BarcodeTruth|BarcodeRealWorldCorpusTests/(truths|deterministic)'
 fi
 
 step "V4L2 integration tests: vivid in a VM (Tests/IntegrationTests)"

@@ -1,0 +1,111 @@
+import Foundation
+import LumaScanCore
+import LumaScanRecognizers
+import LumaScanTestSupport
+import Testing
+
+/// LumaScan against its peers on ``BarcodeRealWorldCorpus``: on the same photos in the same run, LumaScan's still-image
+/// recognizer (every symbology), raw zbar as zbarimg runs it (``ZBarBaseline``) and raw ZXing-C++ with default hints
+/// (``ZXingPeer``).
+@Suite("BarcodeRealWorldCorpus")
+struct BarcodeRealWorldCorpusTests {
+    static let readers = ["LumaScan", "zbar", "ZXing"]
+
+    @Test("each kind of payload, rendered by zint without a camera, reads back as its truth", arguments: [1, 2])
+    func truths(seed: UInt64) throws {
+        let prints = try BarcodeRealWorldCorpus.prints(seed: seed)
+        #expect(prints.count >= 20)
+        for (truth, print) in prints {
+            // On a white margin, as a scanner sees a label.
+            let canvas = TestCanvas(width: print.width + 80, height: print.height + 80, fill: 255)
+            canvas.paste(print, x: 40, y: 40)
+            let (reads, _) = canvas.image.withView { ZXingPeer.read($0) }
+            #expect(
+                reads.contains { BarcodeTruth.matches($0, truth) }
+                    && reads.allSatisfy { BarcodeTruth.matches($0, truth) },
+                "\(truth): ZXing read \(reads)")
+        }
+    }
+
+    // Between them these folders use every step of the camera model (each texture, damage, both blurs, glare,
+    // curvature, JPEG), so the address sanitizer run of scripts/test.sh covers CLumaTestKit.
+    @Test(
+        "a folder is the same photos every time",
+        arguments: [
+            "qr/damaged", "ean13/jpeg-low", "upca/motion-blur", "pdf417/glare", "qr/curved", "none/product-art",
+            "none/text", "none/texture",
+        ])
+    func deterministic(folder: String) throws {
+        let first = try BarcodeRealWorldCorpus.images(in: folder)
+        let second = try BarcodeRealWorldCorpus.images(in: folder)
+        #expect(first.map(\.image.pixels) == second.map(\.image.pixels))
+        #expect(first.map(\.truth) == second.map(\.truth))
+        #expect(Set(first.map(\.path)).count == BarcodeRealWorldCorpus.imagesPerFolder)
+        #expect(first.allSatisfy { ($0.jpeg != nil) == folder.hasSuffix("jpeg-low") })
+    }
+
+    @Test(
+        "in every folder LumaScan reads as many photos as zbar ∪ ZXing-C++, misreads none, and finds nothing in code-free photos"
+    )
+    func versusPeers() throws {
+        let recognizer = try BarcodeRecognizer(
+            configuration: BarcodeConfiguration(stillImage: true), logger: testLogger)
+        let zbar = try ZBarBaseline()
+        var board = BarcodeScoreboard(readers: Self.readers, union: ["zbar", "ZXing"])
+        var generation = Duration.zero
+        var reading: [Duration] = [.zero, .zero, .zero]
+        let clock = ContinuousClock()
+        var frame: UInt64 = 0
+        var zxingAborts: [String] = []
+        for folder in BarcodeRealWorldCorpus.folders {
+            var images: [RealWorldImage] = []
+            generation += try clock.measure { images = try BarcodeRealWorldCorpus.images(in: folder) }
+            for image in images {
+                var reads: [String: [PeerRead]] = [:]
+                reading[0] += clock.measure {
+                    reads["LumaScan"] = results(process(recognizer, image.image, index: frame)).map {
+                        PeerRead(symbology: $0.symbology?.rawValue ?? "?", text: $0.text ?? "")
+                    }
+                }
+                reading[1] += clock.measure {
+                    _ = image.image.withView { zbar.scan($0) }
+                    reads["zbar"] = zbar.results.map {
+                        PeerRead(symbology: $0.symbology?.rawValue ?? $0.zbarName, text: $0.text)
+                    }
+                }
+                reading[2] += clock.measure {
+                    let (found, aborted) = image.image.withView { ZXingPeer.read($0) }
+                    reads["ZXing"] = found
+                    if aborted { zxingAborts.append(image.path) }
+                }
+                board.add(folder: folder, image: image.path, truth: image.truth, reads: reads)
+                frame += 1
+            }
+        }
+        print("BarcodeRealWorldCorpus: read/misread per reader; the last column counts photos zbar or ZXing read")
+        print(board.table)
+        print(
+            "generation \(generation), LumaScan \(reading[0]), zbar \(reading[1]), ZXing \(reading[2]) "
+                + "for \(board.total.images) photos")
+        for row in board.rows where !row.misreadExamples.isEmpty {
+            print("misreads in \(row.folder): \(row.misreadExamples.joined(separator: "; "))")
+        }
+        print(
+            "ZXing-C++ aborted (assertion in Result::operator==) on \(zxingAborts.count) photos, read again for "
+                + "one symbol: \(zxingAborts.joined(separator: " "))")
+
+        for row in board.rows {
+            let lumaScan = Self.readers.firstIndex(of: "LumaScan") ?? 0
+            let misreads = row.misreadExamples.filter { $0.contains(": LumaScan ") }
+            if row.codeFree == row.images {
+                #expect(row.misreads[lumaScan] == 0, "\(row.folder): results in code-free photos: \(misreads)")
+                continue
+            }
+            #expect(
+                row.read[lumaScan] >= row.unionRead,
+                "\(row.folder): LumaScan read \(row.read[lumaScan]) of \(row.images) photos, zbar ∪ ZXing \(row.unionRead)"
+            )
+            #expect(row.misreads[lumaScan] == 0, "\(row.folder): \(row.misreads[lumaScan]) misreads: \(misreads)")
+        }
+    }
+}
