@@ -383,9 +383,10 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
         if (n >= 0 && !settled()) n = zxing(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y), 0}, false, kZXingUpscaled);
         if (n < 0) return n;
     }
-    // Large photos: ZXing-C++ on a half-size copy, where big codes' modules and blur shrink to what its detectors
-    // expect (what its own pyramid would do; see barcode_zxing.cpp for why that is not used).
-    if (!settled() && roi.width >= 1200 && roi.height >= 600) {
+    // ZXing-C++ on a half-size copy, where big codes' modules and blur shrink to what its detectors expect (what its
+    // own pyramid would do; see barcode_zxing.cpp for why that is not used): 1.4's local-average binarizer loses a
+    // PDF417 at 5 px per module that it reads at half size.
+    if (!settled() && roi.width >= 128 && roi.height >= 64) {
         cv::Mat half = reuse(s->qr_plane, roi.height / 2, roi.width / 2);
         cv::resize(source(cv::Rect(0, 0, half.cols * 2, half.rows * 2)), half, half.size(), 0, 0, cv::INTER_AREA);
         n = zxing(half, Mapping{2, 2, double(roi.x), double(roi.y), 0}, false, kZXingDownscaled);

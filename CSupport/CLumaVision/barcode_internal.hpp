@@ -148,6 +148,7 @@ struct lv_barcode_scanner {
     cv::Mat qr_plane;
     cv::Mat still_plane;
     cv::Mat gate_plane;
+    cv::Mat region_plane;
     std::vector<cv::Point2f> points;
     lv::qr_finder::Scratch finder;
     lv::barcode::Collector collector;

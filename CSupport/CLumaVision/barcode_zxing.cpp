@@ -269,12 +269,16 @@ int zxing_read_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, int wi
                     if (std::abs(int(below[x]) - int(row[x])) > kEdge) ++down;
                 }
             }
+            uint8_t &mark = s->region_marks[size_t(by) * size_t(bw) + size_t(bx)];
             if (across >= kMinEdges && down >= kMinEdges)
-                s->region_marks[size_t(by) * size_t(bw) + size_t(bx)] = 1;
+                mark = 1;
+            else if (across >= kMinEdges || down >= kMinEdges)
+                mark = 3;  // edges along one axis only: joins a region that has 2D blocks (PDF417's start/stop)
         }
     }
-    // Connected groups of marked blocks (4-neighbours), each widened by one block for the quiet zone and the code's
-    // sparser edges.
+    // Connected groups of marked blocks (4-neighbours) that hold at least one 2D block, each widened by two blocks
+    // for the quiet zone and the code's sparser edges (a tilted code's corners). One-axis blocks join a group but never start one: PDF417's
+    // start and stop patterns and its rows' bars are edges across only, and a linear code alone is not searched.
     s->regions.clear();
     std::vector<int> &stack = s->zxing->stack;
     for (int start = 0; start < bw * bh; ++start) {
@@ -292,13 +296,13 @@ int zxing_read_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, int wi
             for (const auto &n : neighbours) {
                 if (n[0] < 0 || n[1] < 0 || n[0] >= bw || n[1] >= bh) continue;
                 size_t i = size_t(n[1]) * size_t(bw) + size_t(n[0]);
-                if (s->region_marks[i] != 1) continue;
+                if (s->region_marks[i] != 1 && s->region_marks[i] != 3) continue;
                 s->region_marks[i] = 2;
                 stack.push_back(int(i));
             }
         }
-        cv::Rect box((x0 - 1) * kBlock * f, (y0 - 1) * kBlock * f, (x1 - x0 + 3) * kBlock * f,
-                     (y1 - y0 + 3) * kBlock * f);
+        cv::Rect box((x0 - 2) * kBlock * f, (y0 - 2) * kBlock * f, (x1 - x0 + 5) * kBlock * f,
+                     (y1 - y0 + 5) * kBlock * f);
         box &= cv::Rect(0, 0, roi.width, roi.height);
         if (box.empty()) continue;
         s->regions.push_back(box);
@@ -315,6 +319,18 @@ int zxing_read_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, int wi
         const uint8_t *origin = luma + size_t(roi.y + box.y) * stride + size_t(roi.x + box.x);
         int n = zxing_read(s, origin, box.width, box.height, stride, ZXingKind::kMatrix, false,
                            Mapping{1, 1, double(roi.x + box.x), double(roi.y + box.y), 0}, roi, kZXing);
+        if (n == 0 && box.width >= 64 && box.height >= 32) {
+            // ZXing-C++ 1.4's local-average binarizer loses codes with large modules (a PDF417 at 5 px per module
+            // reads at half size and not at full size): the region again at half size.
+            cv::Mat region(box.height, box.width, CV_8UC1, const_cast<uint8_t *>(origin), stride);
+            size_t half_size = size_t(box.width / 2) * size_t(box.height / 2);
+            if (s->region_plane.empty() || s->region_plane.total() < half_size)
+                s->region_plane.create(1, int(half_size), CV_8UC1);
+            cv::Mat half(box.height / 2, box.width / 2, CV_8UC1, s->region_plane.data);
+            cv::resize(region(cv::Rect(0, 0, half.cols * 2, half.rows * 2)), half, half.size(), 0, 0, cv::INTER_AREA);
+            n = zxing_read(s, half.data, half.cols, half.rows, half.step[0], ZXingKind::kMatrix, false,
+                           Mapping{2, 2, double(roi.x + box.x), double(roi.y + box.y), 0}, roi, kZXing);
+        }
         if (n < 0) return n;
         read += n;
     }

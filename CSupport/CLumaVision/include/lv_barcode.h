@@ -203,7 +203,7 @@ int lv_barcode_scan(lv_barcode_scanner *scanner, const uint8_t *luma, int width,
 /// zbar at full resolution (as zbarimg) and ZXing-C++ trying harder with rotations (as ZXingReader, without its own
 /// downscaling, which aborts Debian's 1.4 on some linear codes); then, while no reading is settled, ZXing-C++ with
 /// its global-histogram binarizer, both decoders on the inverted image, both on a 2x bilinear upscale (up to 16
-/// megapixels), ZXing-C++ on a half-size copy of a large photo, and zbar on a smoothed, contrast-stretched copy.
+/// megapixels), ZXing-C++ on a half-size copy (codes with large modules), and zbar on a smoothed, contrast-stretched copy.
 ///
 /// The misread guard: a reading of a symbology with a weak check (EAN/UPC, ISBN, ITF, Codabar, Code 39) is reported
 /// only when two passes read the same payload, or a plain pass read it with its own confirmation (ZXing-C++ on two
