@@ -1,6 +1,7 @@
 // zbar scanning behind lv_barcode.h: one zbar_image_scanner_t and one reusable zbar_image_t per handle.
 #include "lv_barcode.h"
 
+#include "guard.hpp"
 #include "qr_finder.hpp"
 
 #include <zbar.h>
@@ -117,16 +118,7 @@ struct lv_barcode_scanner {
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+using lv::guarded;
 
 /// A `rows` x `cols` plane in `mat`'s memory, reallocating only when it must grow (cv::Mat::create would reallocate
 /// whenever the shape changes).

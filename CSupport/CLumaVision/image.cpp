@@ -3,6 +3,7 @@
 #include "lv_image.h"
 
 #include "codecs.hpp"
+#include "guard.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -22,16 +23,7 @@ struct lv_image {
 
 namespace {
 
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+using lv::guarded;
 
 bool valid(const uint8_t *luma, int width, int height, size_t stride) {
     return luma && width > 0 && height > 0 && stride >= size_t(width);
