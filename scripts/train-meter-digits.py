@@ -15,8 +15,9 @@ Seeds are fixed (SEED and its offsets: the split, the rendered digits, the no-di
 batch order, torch's initialisation), and torch runs on one thread, so a rerun gives the same model.
 
 Debian 12 packages used (pinned by the Debian version): python3 3.11.2-1+b1, python3-torch 1.13.1+dfsg-4,
-python3-onnx 1.12.0-2+b4, python3-opencv 4.6.0+dfsg-12, python3-numpy 1:1.24.2-1+deb12u1, python3-sklearn 1.2.1+dfsg-1,
-python3-pil 9.4.0-1.1+deb12u1, fonts-dejavu-core 2.37-6, fonts-liberation 1:1.07.4-11, fonts-freefont-ttf 20120503-10.
+python3-onnx 1.12.0-2+b4, python3-opencv 4.6.0+dfsg-12, python3-numpy 1:1.24.2-1+deb12u1,
+python3-sklearn 1.2.1+dfsg-1, python3-pil 9.4.0-1.1+deb12u1, fonts-dejavu-core 2.37-6, fonts-liberation 1:1.07.4-11,
+fonts-freefont-ttf 20120503-10.
 
 Data: the real digits of meter-digits-train.tar (Apache-2.0, haverland/Tenth-of-step-of-a-meter-digit; see
 CSupport/CLumaVision/models/NOTICE), 100 classes 0.0 ... 9.9 (digit + tenth the drum has rolled towards the next).
@@ -28,10 +29,10 @@ blur, noise, JPEG, lighting, small shifts and rotations, the window's edge shadi
 Model: grey 32 x 20 input, standardised per image (x - mean) / (std + 1), the same in meter_digits.cpp; five 3x3
 convolutions with batch norm, 101 logits: the 100 drum positions and "no digit", trained on NEGATIVES windows that
 show none (half a drum off, a drum's edge beside the plate, a window's border, blank ground), so that the counter
-reader can tell a drum from the window's edge. The loss is cross-entropy against labels spread over the neighbouring tenths
-(circular Gaussian, sigma LABEL_SIGMA tenths): neighbouring classes are neighbouring drum positions, and the labels
-themselves are a person's estimate to a tenth. Exported as ONNX opset 11 (OpenCV 4.6's DNN reads it) and checked with
-cv2.dnn against PyTorch on the validation split.
+reader can tell a drum from the window's edge. The loss is cross-entropy against labels spread over the
+neighbouring tenths (circular Gaussian, sigma LABEL_SIGMA tenths): neighbouring classes are neighbouring drum
+positions, and the labels themselves are a person's estimate to a tenth. Exported as ONNX opset 11 (OpenCV 4.6's
+DNN reads it) and checked with cv2.dnn against PyTorch on the validation split.
 
 Outputs in --out: meter-digits.onnx, metrics.json, validation.txt (the split's files), validation-atlas.png and
 validation-labels.txt (VALIDATION_CROPS crops from the validation split, grey, for the Swift test).
