@@ -105,6 +105,7 @@ struct Reading {
     int lightOnDark = 0;
     int mode = 0;
     float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
+    uint32_t ambiguous = 0;  // counter: bit i set when drum i stands between two digits no carry explains
     cv::Rect box;
 
     void finish() {
@@ -1335,6 +1336,7 @@ void readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &o
         const lv_drum_reading &drum = m.drumReadings[size_t(i)];
         out.digits[i] = char('0' + drum.digit);
         out.confidence[i] = 100 * drum.confidence;
+        if (drum.ambiguous) out.ambiguous |= 1u << i;
         sum += 100 * drum.confidence;
     }
     out.count = count;
@@ -1469,6 +1471,7 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
         std::memcpy(result->digits, best.digits, sizeof result->digits);
         std::memcpy(result->confidence, best.confidence, sizeof result->confidence);
         result->reading_confidence = best.readingConfidence;
+        result->ambiguous = best.ambiguous;
         cv::Rect box(int(std::floor(best.box.x * back)), int(std::floor(best.box.y * back)),
                      int(std::ceil(best.box.width * back)), int(std::ceil(best.box.height * back)));
         box &= cv::Rect(0, 0, width, height);
