@@ -40,9 +40,14 @@ let package = Package(
         .target(
             name: "CLumaVision", dependencies: ["CZBar", "CQREncode", "CTurboJPEG", "CPNG"],
             path: "CSupport/CLumaVision",
+            // models/ holds the digit network's ONNX file, its licence and figures; the library carries the model as
+            // the C array scripts/embed-meter-digits.py generates from it (meter_digits_model.c).
+            exclude: ["models"],
             cxxSettings: [.headerSearchPath("../OpenCV/include")],
             linkerSettings: [
                 .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_freetype"),
+                // The roller-counter digit network (meter_digits.cpp) runs on OpenCV's DNN module.
+                .linkedLibrary("opencv_dnn"),
                 // ZXing-C++ (Debian's libzxing-dev, /usr/include/ZXing): the second barcode backend.
                 .linkedLibrary("ZXing"),
                 // Image codecs (codecs.cpp): libwebp, libtiff and giflib (libwebp-dev, libtiff-dev, libgif-dev).
@@ -92,7 +97,9 @@ let package = Package(
             name: "LumaScanCaptureTests",
             dependencies: ["LumaScanCapture", "LumaScanTestSupport", "CLumaCapture", "CLumaVision", logging]),
         .testTarget(
-            name: "LumaScanRecognizersTests", dependencies: ["LumaScanRecognizers", "LumaScanTestSupport"]),
+            name: "LumaScanRecognizersTests", dependencies: ["LumaScanRecognizers", "LumaScanTestSupport"],
+            // Read by path (#filePath), as the tests run from the source tree.
+            exclude: ["Fixtures"]),
         .testTarget(name: "LumaScanTests", dependencies: ["LumaScan", "LumaScanTestSupport"]),
         .testTarget(name: "lumascanTests", dependencies: ["lumascan", "LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(

@@ -312,8 +312,21 @@ int zxing_read_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, int wi
     std::sort(s->regions.begin(), s->regions.end(), [](const cv::Rect &a, const cv::Rect &b) { return a.area() > b.area(); });
     double budget = 0.25 * double(roi.area());
     int read = 0, tried = 0;
+    // A region around a code an earlier pass of this frame already read (a QR code, say) is that code.
+    auto already_read = [&](const cv::Rect &box) {
+        for (size_t i = 0; i < s->collector.count; ++i) {
+            const Found &f = s->collector.slots[i];
+            if (f.point_count == 0) continue;
+            float cx = 0, cy = 0;
+            for (int k = 0; k < f.point_count; ++k) cx += f.points[2 * k], cy += f.points[2 * k + 1];
+            cv::Point2f centre(cx / float(f.point_count) - float(roi.x), cy / float(f.point_count) - float(roi.y));
+            if (cv::Rect2f(box).contains(centre)) return true;
+        }
+        return false;
+    };
     for (const cv::Rect &box : s->regions) {
         if (tried == 4 || double(box.area()) > budget) break;
+        if (already_read(box)) continue;
         budget -= double(box.area());
         ++tried;
         const uint8_t *origin = luma + size_t(roi.y + box.y) * stride + size_t(roi.x + box.x);

@@ -1,7 +1,9 @@
-// Meter reading with OpenCV: seven-segment displays by segment probes, roller counters by template matching against
-// a drum strip (which also reads digits caught mid-roll). The image is borrowed; scratch images and vectors live in
-// the reader and keep their capacity from frame to frame, so steady-state reading allocates little.
+// Meter reading with OpenCV: seven-segment displays by segment probes; roller counters found by template matching
+// against a drum strip (which also finds drums caught mid-roll) and read by the digit network of lv_meter_digits.h
+// with the carry rule. The image is borrowed; scratch images and vectors live in the reader and keep their capacity
+// from frame to frame, so steady-state reading allocates little.
 #include "lv_meter.h"
+#include "lv_meter_digits.h"
 
 #include "codecs.hpp"
 
@@ -9,8 +11,10 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -67,6 +71,14 @@ constexpr double kPitchPerWidth = 1.8;
 /// In auto mode, whole digits whose mean template match reaches this are taken for a roller counter's.
 constexpr double kCounterFit = 0.85;
 
+/// A drum beyond the whole digits found holds a digit when the digit network puts this much probability within two
+/// tenths of one position.
+constexpr double kDrumClarity = 0.6;
+
+/// A drum at either end of the row is the window's edge or the plate when the digit network gives all drum positions
+/// together less than this (the rest is its "no digit" class).
+constexpr double kDigitMass = 0.5;
+
 /// Digit-row search results, in working-image pixels.
 struct Blob {
     int x, y, w, h;
@@ -93,6 +105,7 @@ struct Reading {
     int lightOnDark = 0;
     int mode = 0;
     float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
+    uint32_t ambiguous = 0;  // counter: bit i set when drum i stands between two digits no carry explains
     cv::Rect box;
 
     void finish() {
@@ -153,6 +166,17 @@ struct lv_meter {
     double stripPitch[kStripCount] = {};
     // The binary stroke map the drum row was found in, per polarity.
     cv::Mat drumBinary[2];
+    // Counter reader: the digit network (counter and auto modes), each drum's window and class probabilities, and
+    // the drums read from them.
+    lv_digit_classifier *classifier = nullptr;
+    cv::Mat window;
+    std::vector<float> probabilities;
+    std::vector<lv_drum_reading> drumReadings;
+
+    lv_meter() = default;
+    lv_meter(const lv_meter &) = delete;
+    lv_meter &operator=(const lv_meter &) = delete;
+    ~lv_meter() { lv_digit_classifier_destroy(classifier); }
 };
 
 namespace {
@@ -1026,6 +1050,45 @@ DrumMatch matchDrum(lv_meter &m, double cx, double cy, double h, bool lightOnDar
     return best;
 }
 
+/// Cuts the drum window centred at (cx, cy) for a digit `h` high (working pixels) out of the crop at full resolution
+/// into m.window, in the shape the digit network was trained on (LV_DIGIT_WINDOW_PER_HEIGHT digit heights high, 20:32);
+/// outside the crop, its edge repeats. Returns false when the window is not in the crop.
+bool cutWindow(lv_meter &m, double cx, double cy, double h) {
+    const double back = 1 / m.scale;
+    const double height = LV_DIGIT_WINDOW_PER_HEIGHT * h * back;
+    const double width = height * LV_DIGIT_INPUT_WIDTH / LV_DIGIT_INPUT_HEIGHT;
+    const cv::Rect r(int(std::lround(cx * back - width / 2)), int(std::lround(cy * back - height / 2)),
+                     std::max(1, int(std::lround(width))), std::max(1, int(std::lround(height))));
+    const cv::Rect inside = r & cv::Rect(0, 0, m.grey.cols, m.grey.rows);
+    if (inside.width < 3 || inside.height < 3) return false;
+    cv::copyMakeBorder(m.grey(inside), m.window, inside.y - r.y, r.y + r.height - inside.y - inside.height,
+                       inside.x - r.x, r.x + r.width - inside.x - inside.width, cv::BORDER_REPLICATE);
+    return true;
+}
+
+/// What the digit network sees in the window centred at (cx, cy) for digits `h` high: `clarity`, the most probability
+/// it puts within two tenths of one drum position, and `mass`, the probability that a drum digit is there at all (its
+/// positions' total); both 0 when the window is not in the crop.
+struct DrumView {
+    double clarity = 0, mass = 0;
+};
+
+DrumView viewDrum(lv_meter &m, double cx, double cy, double h) {
+    DrumView view;
+    float p[LV_DIGIT_CLASSES];
+    if (!m.classifier || !cutWindow(m, cx, cy, h) ||
+        lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
+                                     m.window.step, p) != 0)
+        return view;
+    for (int c = 0; c < LV_DIGIT_CLASSES; ++c) {
+        double near = 0;
+        for (int d = -2; d <= 2; ++d) near += p[(c + d + LV_DIGIT_CLASSES) % LV_DIGIT_CLASSES];
+        view.clarity = std::max(view.clarity, near);
+        view.mass += p[c];
+    }
+    return view;
+}
+
 /// Where a counter's drums are: the row of whole digits, the drum pitch and the grid of drums, in working pixels.
 struct DrumRow {
     Row row;
@@ -1182,6 +1245,10 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough = tr
         if (r.x < 0 || r.x + r.width > binary.cols) return false;
         r &= cv::Rect(0, 0, binary.cols, binary.rows);
         if (r.empty()) return false;
+        // The digit network knows a drum from the window's edge, the plate or two half drums (its "no digit"
+        // class) whatever the font: a drum it sees clearly is one, even where the stroke map shows the photograph's
+        // own edges around the digit.
+        if (viewDrum(m, cx, row.centre + row.shift(cx), h).clarity >= kDrumClarity) return true;
         cv::reduce(binary(r), m.boxed, 0, cv::REDUCE_MAX);
         const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
         int left = -1, right = -1;
@@ -1214,50 +1281,67 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough = tr
     return true;
 }
 
+/// Reads the drums the digit network's way: each drum's window classified into 100 positions (digit and tenth), then
+/// the carry rule over the row (lv_drums_resolve) for the digits and their confidences, the softmax mass of the
+/// positions that read as each digit. A drum caught between two digits that no carry explains gets the little mass
+/// left on whole positions, so the reading stays below any useful minConfidence instead of reporting a guess.
 void readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out) {
     out = Reading();
     out.mode = LV_METER_MODE_COUNTER;
     out.lightOnDark = lightOnDark;
     const Row &row = drums.row;
     const double h = row.height;
+    int count = std::min(drums.hi - drums.lo + 1, int(LV_METER_MAX_DIGITS));
+    if (count <= 0 || !m.classifier) return;
+    m.probabilities.resize(size_t(count) * LV_DIGIT_CLASSES);
+    m.drumReadings.resize(size_t(count));
+    for (int i = 0; i < count; ++i) {
+        const double cx = drums.origin + (drums.lo + i) * drums.pitch;
+        float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
+        if (!cutWindow(m, cx, row.centre + row.shift(cx), h) ||
+            lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
+                                         m.window.step, p) != 0)
+            std::fill(p, p + LV_DIGIT_CLASSES, 1.0f / LV_DIGIT_CLASSES);  // nothing known: no confidence
+    }
+    // A drum at either end that the network takes for no digit is the window's edge or the plate beside it.
+    auto isDigit = [&](int i) {
+        const float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
+        double sum = 0;
+        for (int c = 0; c < LV_DIGIT_CLASSES; ++c) sum += p[c];
+        return sum >= kDigitMass;
+    };
+    int first = 0, last = count - 1;
+    while (first <= last && !isDigit(first)) ++first;
+    while (last >= first && !isDigit(last)) --last;
+    if (first > last) return;
+    // The grid must fit the drums. Half-way between two drums the network sees two half digits, no digit: a digit
+    // there means the grid skips every other drum (a pitch found twice too long, where every second digit was lost
+    // to the stroke map). And beside the first and the last drum it sees the window's edge or the plate: something
+    // digit-like there that the row did not take in (a drum off the grid) means the row may be cut short, and a
+    // reading with digits missing would be a confident misread.
+    auto digitAt = [&](double k) {
+        const double x = drums.origin + k * drums.pitch;
+        return viewDrum(m, x, row.centre + row.shift(x), h).mass >= kDigitMass;
+    };
+    if (last > first && (digitAt(drums.lo + first + 0.5) || digitAt(drums.lo + last - 0.5))) return;
+    if ((first == 0 && digitAt(drums.lo - 1)) || (last == count - 1 && digitAt(drums.lo + count))) return;
+    if (first > 0)
+        std::copy(m.probabilities.begin() + long(first) * LV_DIGIT_CLASSES,
+                  m.probabilities.begin() + long(last + 1) * LV_DIGIT_CLASSES, m.probabilities.begin());
+    const int lo = drums.lo + first;
+    count = last - first + 1;
+    if (lv_drums_resolve(m.probabilities.data(), count, m.drumReadings.data()) != count) return;
     double sum = 0;
-    double rollingFraction[LV_METER_MAX_DIGITS];  // how far each drum caught mid-roll has turned; -1 for the others
-    for (int k = drums.lo; k <= drums.hi && out.count < LV_METER_MAX_DIGITS; ++k) {
-        const double cx = drums.origin + k * drums.pitch;
-        const DrumMatch match = matchDrum(m, cx, row.centre + row.shift(cx), h, lightOnDark, drums.font);
-        // A drum between two digits reads as the lower one, until the next digit is mostly in view.
-        const double shifted = match.position + 0.2;
-        const double whole = std::floor(shifted);
-        const int digit = ((int(whole) % 10) + 10) % 10;
-        // Confidence, calibrated on generated counters: a whole digit needs a high peak and a clear margin over the
-        // best other digit. Between two digits, the neighbouring pair of half digits often matches nearly as well
-        // (the lower half of 8 and of 9 are alike), so there the peak counts most. Close to the point where the
-        // reading turns to the next digit, the digit is uncertain.
-        const double fraction = match.position - std::floor(match.position);
-        const bool rolling = fraction > 0.12 && fraction < 0.88;
-        const double margin = match.peak - match.second;
-        const double edge = std::min(shifted - whole, 1 - (shifted - whole));
-        const double confidence = clamp01((match.peak - 0.6) / 0.3) *
-                                  clamp01(rolling ? 0.5 + margin / 0.1 : margin / 0.2) * clamp01(edge / 0.08);
-        out.digits[out.count] = char('0' + digit);
-        out.confidence[out.count] = float(100 * confidence);
-        rollingFraction[out.count] = rolling ? fraction : -1;
-        sum += 100 * confidence;
-        ++out.count;
+    for (int i = 0; i < count; ++i) {
+        const lv_drum_reading &drum = m.drumReadings[size_t(i)];
+        out.digits[i] = char('0' + drum.digit);
+        out.confidence[i] = 100 * drum.confidence;
+        if (drum.ambiguous) out.ambiguous |= 1u << i;
+        sum += 100 * drum.confidence;
     }
-    // Only the last drum turns by itself; a drum turns with it only while every drum to its right is carrying, from
-    // 9 to 0, and all of them as far. So when a drum and every one after it are caught mid-roll about as far, those
-    // after it read 9 (the lower halves of 9 and 5, or 9 and 8, match nearly alike).
-    for (int i = 0; i + 1 < out.count; ++i) {
-        bool carrying = rollingFraction[i] >= 0;
-        for (int j = i + 1; j < out.count && carrying; ++j)
-            carrying = rollingFraction[j] >= 0 && std::fabs(rollingFraction[j] - rollingFraction[i]) < 0.15;
-        if (!carrying) continue;
-        for (int j = i + 1; j < out.count; ++j) out.digits[j] = '9';
-        break;
-    }
-    out.box = cv::Rect(int(drums.origin + drums.lo * drums.pitch - drums.pitch / 2), int(row.top),
-                       int((drums.hi - drums.lo + 1) * drums.pitch), int(h));
+    out.count = count;
+    out.box = cv::Rect(int(drums.origin + lo * drums.pitch - drums.pitch / 2), int(row.top), int(count * drums.pitch),
+                       int(h));
     out.finish();
     out.score = float(sum);
 }
@@ -1278,10 +1362,17 @@ extern "C" int lv_meter_create(int mode, lv_meter **out) {
     if (mode != LV_METER_MODE_DIGITAL && mode != LV_METER_MODE_COUNTER && mode != LV_METER_MODE_AUTO)
         return LV_METER_EINVAL;
     try {
-        auto *meter = new lv_meter();
+        auto meter = std::make_unique<lv_meter>();
         meter->mode = mode;
-        if (mode != LV_METER_MODE_DIGITAL) buildStrips(*meter);
-        *out = meter;
+        if (mode != LV_METER_MODE_DIGITAL) {
+            const void *model = nullptr;
+            size_t length = 0;
+            int status = lv_meter_digits_model(&model, &length);
+            if (status == 0) status = lv_digit_classifier_create(model, length, &meter->classifier);
+            if (status != 0) return status == -ENOMEM ? LV_METER_ENOMEM : LV_METER_EINTERNAL;
+            buildStrips(*meter);
+        }
+        *out = meter.release();
         return 0;
     } catch (const std::bad_alloc &) {
         return LV_METER_ENOMEM;
@@ -1366,7 +1457,10 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
         if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 &&
             (counterFit >= kCounterFit || 2 * best.count < counter.count) && (!sure || counter.count > best.count))
             best = counter;
-        else
+        else if (m.mode != LV_METER_MODE_AUTO || best.readingConfidence < kSureDigital)
+            // The digit network reads seven-segment digits too, and surely: its confidence says how sure a digit
+            // is, not whether the display is a counter. So in auto mode it overrules a seven-segment reading only as
+            // above, or one that is unsure.
             keepBetter(best, counter);
         if (best.count == 0) return 0;
         const double back = 1 / m.scale;  // working pixels to image pixels
@@ -1377,6 +1471,7 @@ extern "C" int lv_meter_read(lv_meter *meter, const void *pixels, int width, int
         std::memcpy(result->digits, best.digits, sizeof result->digits);
         std::memcpy(result->confidence, best.confidence, sizeof result->confidence);
         result->reading_confidence = best.readingConfidence;
+        result->ambiguous = best.ambiguous;
         cv::Rect box(int(std::floor(best.box.x * back)), int(std::floor(best.box.y * back)),
                      int(std::ceil(best.box.width * back)), int(std::ceil(best.box.height * back)));
         box &= cv::Rect(0, 0, width, height);

@@ -8,7 +8,8 @@ public struct MeterReading: Hashable, Sendable {
     public enum Status: Hashable, Sendable {
         /// No digit was found in the crop.
         case noDigits
-        /// Digits were read, but the least confident is below `minConfidence`.
+        /// Digits were read, but the least confident is below `minConfidence`, or a counter drum is caught between two
+        /// digits (``MeterReading/ambiguousDigits``).
         case belowConfidence
         /// The reading does not match `validationRegex`.
         case failsValidation
@@ -32,6 +33,10 @@ public struct MeterReading: Hashable, Sendable {
     public var digitConfidences: [Double]
     /// The reading's confidence, 0–100: its least confident digit's (0 when there is none).
     public var confidence: Double
+    /// The digits (indices into the digits, left to right, the decimal point not counted) of a roller counter's drums
+    /// caught between two digits that the carry rule cannot explain: neither digit can be told, so a reading with any
+    /// is never completed, whatever its confidence.
+    public var ambiguousDigits: [Int]
     /// The reader that produced it, when digits were found.
     public var reader: Reader?
     /// Whether the digits are lighter than their background (LED, white-on-black drums).
@@ -52,11 +57,13 @@ public struct MeterReading: Hashable, Sendable {
     /// Creates a reading.
     public init(
         text: String, digitConfidences: [Double], confidence: Double, reader: Reader?, lightOnDark: Bool, cutout: Rect,
-        crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64
+        crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64,
+        ambiguousDigits: [Int] = []
     ) {
         self.text = text
         self.digitConfidences = digitConfidences
         self.confidence = confidence
+        self.ambiguousDigits = ambiguousDigits
         self.reader = reader
         self.lightOnDark = lightOnDark
         self.cutout = cutout

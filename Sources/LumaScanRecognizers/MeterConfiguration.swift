@@ -29,7 +29,8 @@ public struct MeterConfiguration: Hashable, Sendable, Codable {
     /// Default: ``ScanMode/autoMeter``.
     public var scanMode: ScanMode
     /// The confidence (0–100) a reading needs to be completed: a reading is as confident as its least confident
-    /// digit.
+    /// digit. A roller counter's digit is as confident as the digit network's probability (in percent) that its drum
+    /// shows that digit under the carry rule, so a drum caught between two digits that no carry explains stays low.
     ///
     /// Default: 60.
     public var minConfidence: Int

@@ -152,7 +152,8 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         let valid: MeterReading.Status?
         if reading.text.isEmpty {
             valid = .noDigits
-        } else if reading.confidence < Double(configuration.minConfidence) {
+        } else if reading.confidence < Double(configuration.minConfidence) || !reading.ambiguousDigits.isEmpty {
+            // A drum caught between two digits is no digit to be confident of, whatever the figures say.
             valid = .belowConfidence
         } else if let validation, (try? validation.wholeMatch(in: reading.text)) == nil {
             valid = .failsValidation
@@ -220,6 +221,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             text: text, digitConfidences: confidences, confidence: confidences.min() ?? 0,
             reader: count > 0 ? reader : nil,
             lightOnDark: result.light_on_dark != 0, cutout: geometry.cutout, crop: crop, digitBounds: bounds,
-            status: .noDigits, cropPNG: nil, frameIndex: 0)
+            status: .noDigits, cropPNG: nil, frameIndex: 0,
+            ambiguousDigits: (0..<digits.count).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 })
     }
 }

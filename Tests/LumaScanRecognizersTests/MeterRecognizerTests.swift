@@ -149,6 +149,29 @@ struct MeterRecognizerTests {
         #expect(recognizer.completedReading == nil)
     }
 
+    @Test("A counter drum half-way between two digits with nothing carrying it is marked ambiguous, never completed")
+    func ambiguousDrum() throws {
+        let fixture = try MeterFixture()
+        // Drum 2 of 0451278 turned half-way from 5 to 6 while the drums to its right stand still: no carry explains
+        // it, so the reading must not be given as 0451278 (nor 0461278) with confidence.
+        var meter = fixture.meter(seed: 11, kind: .counter).clean().withText("0451278")
+        withUnsafeMutableBytes(of: &meter.parameters.roll) { raw in
+            raw.storeBytes(of: Float(0.5), toByteOffset: 2 * MemoryLayout<Float>.stride, as: Float.self)
+        }
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .counterMeter, minConfidence: 1), cutout: MeterFixture.cutout, logger: logger
+        )
+        for index in 0..<4 {
+            _ = fixture.process(meter, index: UInt64(index), with: recognizer)
+            let reading = try #require(recognizer.lastReading, "frame \(index)")
+            #expect(reading.text.count == 7, "frame \(index): \(reading.text)")
+            #expect(reading.ambiguousDigits == [2], "frame \(index): \(reading.text) \(reading.digitConfidences)")
+            #expect(reading.digitConfidences.count == 7 && reading.digitConfidences[2] < 60, "frame \(index)")
+            #expect(reading.status == .belowConfidence, "frame \(index)")
+        }
+        #expect(recognizer.completedReading == nil)
+    }
+
     @Test("maxNumDecimalDigits drops the decimal digits beyond it")
     func decimals() throws {
         let fixture = try MeterFixture()

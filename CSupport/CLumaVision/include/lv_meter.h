@@ -48,6 +48,9 @@ typedef struct lv_meter_result {
     float reading_confidence;
     /// The digit row's bounds in the pixels of the image read (zero when no digit was found).
     int32_t box_x, box_y, box_width, box_height;
+    /// Bit i set: digit i is a roller counter's drum caught between two digits that the carry rule cannot explain
+    /// (lv_meter_digits.h, lv_drum_reading.ambiguous), so neither digit can be told, whatever its confidence.
+    uint32_t ambiguous;
 } lv_meter_result;
 
 /// A meter reader: the mode, scratch images and digit templates, reused from frame to frame.

@@ -1,0 +1,189 @@
+// Roller-counter digits behind lv_meter_digits.h: the digit network through OpenCV's DNN module, and the carry rule.
+#include "lv_meter_digits.h"
+
+#include "lv_shim.hpp"
+
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <vector>
+
+// The model's bytes, generated into meter_digits_model.c by scripts/embed-meter-digits.py from
+// models/meter-digits.onnx: built into the library, so an installed binary needs no file beside it.
+extern "C" const uint8_t lv_meter_digits_onnx[];
+extern "C" const size_t lv_meter_digits_onnx_length;
+
+struct lv_digit_classifier {
+    cv::dnn::Net net;
+    cv::Mat scaled, input, blob, logits;
+};
+
+namespace {
+
+using lv::guarded;
+
+constexpr int kW = LV_DIGIT_INPUT_WIDTH, kH = LV_DIGIT_INPUT_HEIGHT, kClasses = LV_DIGIT_CLASSES;
+
+/// Runs the network on `c.blob` and writes the softmax of its logits for the kClasses drum positions; a model with
+/// one more output (the committed one) has a "no digit" class, whose probability the positions then leave out.
+int run(lv_digit_classifier &c, float *probabilities) {
+    c.net.setInput(c.blob);
+    c.logits = c.net.forward();
+    const size_t outputs = c.logits.total();
+    if ((outputs != size_t(kClasses) && outputs != size_t(kClasses) + 1) || c.logits.type() != CV_32F) return -EIO;
+    const float *z = c.logits.ptr<float>();
+    const float top = *std::max_element(z, z + outputs);
+    double sum = 0;
+    for (size_t i = 0; i < outputs; ++i) sum += std::exp(double(z[i] - top));
+    for (int i = 0; i < kClasses; ++i) probabilities[i] = float(std::exp(double(z[i] - top)) / sum);
+    return 0;
+}
+
+/// Fills `c.blob` (1 x 1 x kH x kW) from a grey window: scaled to the network's input (area averaging when shrinking,
+/// bilinear otherwise) and standardised per image as in training, (x - mean) / (std + 1): the network sees the
+/// digit's shape, not the light it was photographed in.
+void prepareInput(lv_digit_classifier &c, const cv::Mat &window) {
+    const bool shrinking = window.cols >= kW && window.rows >= kH;
+    cv::resize(window, c.scaled, cv::Size(kW, kH), 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
+    c.scaled.convertTo(c.input, CV_32F);
+    cv::Scalar mean, deviation;
+    cv::meanStdDev(c.input, mean, deviation);
+    const int shape[] = {1, 1, kH, kW};
+    c.blob.create(4, shape, CV_32F);
+    cv::Mat plane(kH, kW, CV_32F, c.blob.ptr<float>());
+    c.input.convertTo(plane, CV_32F, 1 / (deviation[0] + 1), -mean[0] / (deviation[0] + 1));
+}
+
+/// The circular distance between two drum positions in digits (0-10 around).
+double circular(double a, double b) {
+    double d = std::fmod(std::fabs(a - b), 10.0);
+    return std::min(d, 10 - d);
+}
+
+/// Wraps a position or digit into [0, 10).
+double wrap10(double v) {
+    v = std::fmod(v, 10.0);
+    return v < 0 ? v + 10 : v;
+}
+
+/// A drum's position in digits: the probability-weighted mean of the classes within three tenths of the most
+/// probable one (around the drum: 9.9 neighbours 0.0).
+double position(const float *p) {
+    const int best = int(std::max_element(p, p + kClasses) - p);
+    double mass = 0, moment = 0;
+    for (int d = -3; d <= 3; ++d) {
+        const float q = p[(best + d + kClasses) % kClasses];
+        mass += q;
+        moment += q * d;
+    }
+    return wrap10((best + (mass > 0 ? moment / mass : 0)) / 10.0);
+}
+
+}  // namespace
+
+extern "C" int lv_meter_digits_model(const void **bytes, size_t *length) {
+    if (!bytes || !length) return -EINVAL;
+    *bytes = lv_meter_digits_onnx;
+    *length = lv_meter_digits_onnx_length;
+    return 0;
+}
+
+extern "C" int lv_digit_classifier_create(const void *onnx, size_t length, lv_digit_classifier **out) {
+    if (!out) return -EINVAL;
+    *out = nullptr;
+    if (!onnx || length == 0) return -EINVAL;
+    return guarded([&] {
+        auto *c = new lv_digit_classifier();
+        try {
+            c->net = cv::dnn::readNetFromONNX(static_cast<const char *>(onnx), length);
+            if (c->net.empty()) {
+                delete c;
+                return -EIO;
+            }
+            c->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+            c->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+            // One run on a flat window: OpenCV allocates the layers' buffers on the first forward pass, and a model
+            // that does not give kClasses outputs for the input size is refused here rather than on the first frame.
+            const int shape[] = {1, 1, kH, kW};
+            c->blob.create(4, shape, CV_32F);
+            c->blob.setTo(cv::Scalar(0));
+            float probabilities[kClasses];
+            if (run(*c, probabilities) != 0) {
+                delete c;
+                return -EIO;
+            }
+        } catch (const std::bad_alloc &) {
+            delete c;
+            throw;
+        } catch (...) {
+            delete c;
+            return -EIO;  // OpenCV could not parse or run the model
+        }
+        *out = c;
+        return 0;
+    });
+}
+
+extern "C" void lv_digit_classifier_destroy(lv_digit_classifier *classifier) {
+    guarded([&] {
+        delete classifier;
+        return 0;
+    });
+}
+
+extern "C" int lv_digit_classifier_classify(lv_digit_classifier *classifier, const uint8_t *luma, int width,
+                                            int height, size_t stride, float *probabilities) {
+    if (!classifier || !luma || !probabilities || width <= 0 || height <= 0 || stride < size_t(width)) return -EINVAL;
+    return guarded([&] {
+        // SAFETY: OpenCV only reads through this header; cv::Mat has no read-only view type.
+        const cv::Mat window(height, width, CV_8UC1, const_cast<uint8_t *>(luma), stride);
+        prepareInput(*classifier, window);
+        return run(*classifier, probabilities);
+    });
+}
+
+extern "C" int lv_drums_resolve(const float *probabilities, int count, lv_drum_reading *out) {
+    if (!probabilities || !out || count < 0) return -EINVAL;
+    return guarded([&] {
+        // Right to left. `carry`: how far the right neighbour's drums turn this one, the fraction by which the
+        // right neighbour stands past 9 while it turns to 0 (only a 9 passes its turn on, and only a turn that
+        // reaches it from the last drum). `wrapped`: the right neighbour reads 0 having passed 9, so this drum reads
+        // one more.
+        double carry = 0;
+        bool wrapped = false;
+        for (int k = count - 1; k >= 0; --k) {
+            const float *p = probabilities + size_t(k) * kClasses;
+            lv_drum_reading &r = out[k];
+            const double v = position(p);
+            r.position = float(v);
+            if (k == count - 1) {
+                // The last drum turns by itself: its lower digit until the next is mostly in view.
+                const int up = int(std::floor(v + LV_DRUM_ROLL_UP));
+                r.digit = up % 10;
+                wrapped = up == 10;
+                carry = std::floor(v) == 9 ? v - 9 : 0;
+                double mass = 0;
+                for (int c = 0; c < kClasses; ++c)
+                    if (int(std::floor(c / 10.0 + LV_DRUM_ROLL_UP + 1e-6)) % 10 == r.digit) mass += p[c];
+                r.confidence = float(std::min(1.0, mass));
+                r.ambiguous = mass < 0.5 ? 1 : 0;
+            } else {
+                const int whole = int(std::lround(wrap10(v - carry))) % 10;
+                r.digit = (whole + (wrapped ? 1 : 0)) % 10;
+                // The probability that the drum shows `whole`, turned by the carry: the classes near it.
+                double mass = 0;
+                for (int c = 0; c < kClasses; ++c)
+                    if (circular(c / 10.0 - carry, whole) <= LV_DRUM_WHOLE_TOLERANCE + 1e-6) mass += p[c];
+                r.confidence = float(std::min(1.0, mass));
+                r.ambiguous = circular(v - carry, whole) > LV_DRUM_WHOLE_TOLERANCE ? 1 : 0;
+                wrapped = wrapped && whole == 9;
+                if (whole != 9) carry = 0;
+            }
+        }
+        return count;
+    });
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Reads roller counters built from real meter digits through `lumascan scan`, as a camera would deliver them.
+
+Called by scripts/eval-meter.sh (which extracts the data set and builds lumascan). Each meter is a counter of 5-7
+drums, each drum one photograph from the validation split of scripts/train-meter-digits.py (never trained on), in a
+counter window on a meter plate in a 1280x720 frame, either polarity, slightly rotated and blurred. Six frames per
+meter (sensor noise and a pixel of jitter differ from frame to frame) go into one recording as MJPEG (JPEG quality
+65-90), which `lumascan scan --config <counter_meter config> --input <recording>` replays as a camera. A meter is
+exact when its first COMPLETED_RESULT equals the truth, misread when it differs, no-result without one.
+
+The truth follows the carry of a rolling counter: whole drums show their digit (a tenth either side, as photographed),
+the last drum shows digit + 0.0-0.6, and while the last drum rolls from 9, each drum whose right neighbours all show 9
+rolls with it. A person writes each drum's lower digit.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+import cv2
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FRAME_W, FRAME_H = 1280, 720
+FRAMES_PER_METER = 6
+# The cutout of the configuration below in a 1280x720 frame: 3:1, 60 % of the width, centred.
+CUTOUT = (256, 232, 768, 256)
+
+
+def load_training_module():
+    spec = importlib.util.spec_from_file_location("train_meter_digits", os.path.join(HERE, "train-meter-digits.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def config_document():
+    return {
+        "cameraConfig": {"captureResolution": "720p"},
+        "viewPluginConfig": {
+            "pluginConfig": {"id": "meter", "cancelOnResult": True, "scanTimeout": 0,
+                             "meterConfig": {"scanMode": "counter_meter"}},
+            "cutoutConfig": {"ratioFromSize": {"width": 3, "height": 1}, "maxWidthPercent": "60%",
+                             "alignment": "center", "cropPadding": {"x": 24, "y": 24}},
+        },
+    }
+
+
+def pick_drums(rng, by_class):
+    """Digits, truth and the class (digit * 10 + tenth) each drum shows."""
+    count = rng.randint(5, 7)
+    digits = [rng.randrange(10) for _ in range(count)]
+    if rng.random() < 0.3:  # a carry in progress: the last few drums at 9
+        for i in range(count - rng.randint(1, 3), count):
+            digits[i] = 9
+    last_tenth = 0 if rng.random() < 0.4 else rng.randint(1, 6)
+    classes = []
+    for i, d in enumerate(digits):
+        if i == count - 1:
+            tenth = last_tenth
+        elif all(x == 9 for x in digits[i + 1:]) and last_tenth > 0:
+            tenth = last_tenth
+        else:
+            tenth = rng.choice([-1, 0, 0, 0, 0, 0, 1])  # a whole drum, photographed a tenth either side
+        classes.append((d * 10 + tenth) % 100)
+    truth = "".join(str(d) for d in digits)
+    images = [rng.choice(by_class[c]) for c in classes]
+    return truth, classes, images
+
+
+def render_meter(rng, images):
+    """One meter in a frame (float32), before noise and JPEG, plus the parameters the frames share."""
+    frame = np.full((FRAME_H, FRAME_W), rng.uniform(60, 190), np.float32)
+    ys, xs = np.mgrid[0:FRAME_H, 0:FRAME_W].astype(np.float32)
+    frame += rng.uniform(-30, 30) * (xs / FRAME_W - 0.5) + rng.uniform(-30, 30) * (ys / FRAME_H - 0.5)
+    for _ in range(rng.randint(2, 6)):  # clutter away from the counter
+        x, y = rng.randrange(FRAME_W), rng.randrange(FRAME_H)
+        if CUTOUT[0] - 40 < x < CUTOUT[0] + CUTOUT[2] + 40 and CUTOUT[1] - 40 < y < CUTOUT[1] + CUTOUT[3] + 40:
+            continue
+        cv2.rectangle(frame, (x, y), (x + rng.randint(20, 200), y + rng.randint(20, 120)), rng.uniform(0, 255), -1)
+    count = len(images)
+    cx, cy, cw, ch = CUTOUT
+    fill = rng.uniform(0.45, 0.75)
+    gap_fraction = rng.uniform(0.05, 0.2)
+    cell_w = cw * fill / (count + (count - 1) * gap_fraction)
+    cell_w = min(cell_w, 0.55 * ch * 20 / 32)
+    cell_h = cell_w * 32 / 20
+    gap = cell_w * gap_fraction
+    invert = rng.random() < 0.5  # dark digits on light drums (most photographs are light on dark)
+    window_level = rng.uniform(0, 40)
+    plate_level = rng.uniform(80, 220)
+    row_w = count * cell_w + (count - 1) * gap
+    centre_x = cx + cw / 2 + rng.uniform(-0.08, 0.08) * cw
+    centre_y = cy + ch / 2 + rng.uniform(-0.1, 0.1) * ch
+    # The plate, then the window (its frame a few pixels around the drums), then the drums.
+    pad = rng.uniform(0.3, 0.8) * cell_h
+    cv2.rectangle(frame, (int(centre_x - row_w / 2 - 2 * pad), int(centre_y - cell_h / 2 - 1.5 * pad)),
+                  (int(centre_x + row_w / 2 + 2 * pad), int(centre_y + cell_h / 2 + 1.5 * pad)), plate_level, -1)
+    border = rng.uniform(0.05, 0.2) * cell_h
+    cv2.rectangle(frame, (int(centre_x - row_w / 2 - border), int(centre_y - cell_h / 2 - border)),
+                  (int(centre_x + row_w / 2 + border), int(centre_y + cell_h / 2 + border)), window_level, -1)
+    for i, image in enumerate(images):
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        grey = (grey - grey.min()) / max(1.0, float(grey.max() - grey.min()))
+        grey = 20 + 200 * grey
+        left = centre_x - row_w / 2 + i * (cell_w + gap)
+        top = centre_y - cell_h / 2
+        w, h = int(round(cell_w)), int(round(cell_h))
+        cell = cv2.resize(grey, (w, h), interpolation=cv2.INTER_CUBIC)
+        x0, y0 = int(round(left)), int(round(top))
+        frame[y0:y0 + h, x0:x0 + w] = cell
+    if invert:
+        x0 = int(centre_x - row_w / 2 - border)
+        y0 = int(centre_y - cell_h / 2 - border)
+        x1 = int(centre_x + row_w / 2 + border)
+        y1 = int(centre_y + cell_h / 2 + border)
+        frame[y0:y1, x0:x1] = 255 - frame[y0:y1, x0:x1]
+    angle = rng.uniform(-2, 2)
+    m = cv2.getRotationMatrix2D((centre_x, centre_y), angle, 1.0)
+    frame = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    frame = cv2.GaussianBlur(frame, (0, 0), rng.uniform(0.4, 1.2))
+    return frame, {"noise": rng.uniform(2, 6), "quality": rng.randint(65, 90), "invert": invert}
+
+
+def frames_of(rng, frame, params):
+    out = []
+    for _ in range(FRAMES_PER_METER):
+        m = np.float32([[1, 0, rng.uniform(-1, 1)], [0, 1, rng.uniform(-1, 1)]])
+        f = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REPLICATE)
+        f = f + np.random.default_rng(rng.randrange(1 << 30)).normal(0, params["noise"], f.shape)
+        grey = np.clip(f, 0, 255).astype(np.uint8)
+        ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR),
+                                [cv2.IMWRITE_JPEG_QUALITY, params["quality"]])
+        out.append(jpeg.tobytes())
+    return out
+
+
+def write_recording(path, jpegs, fps=10):
+    """A finished .lsrec (README, "Recording format") of MJPG frames, as a USB camera delivers them."""
+    largest = max(len(j) for j in jpegs)
+    header = b"LSREC\r\n\x1a" + struct.pack("<HHIIIIIII", 1, 40, int.from_bytes(b"MJPG", "little"), FRAME_W, FRAME_H,
+                                           0, largest, len(jpegs), largest)
+    assert len(header) == 40
+    with open(path, "wb") as f:
+        f.write(header)
+        for i, jpeg in enumerate(jpegs):
+            f.write(b"LSFR" + struct.pack("<IQII", 0, i * 1_000_000_000 // fps, i, len(jpeg)))
+            f.write(jpeg)
+
+
+def digits_right(truth, read):
+    """Digits of the truth matched in a minimal alignment (edit distance) with the reading."""
+    a, b = truth, "".join(c for c in read if c.isdigit())
+    cost = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        cost[i][0] = i
+    for j in range(len(b) + 1):
+        cost[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+    return max(0, len(a) - cost[len(a)][len(b)])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", required=True, help="the extracted meter-digits folder")
+    parser.add_argument("--lumascan", required=True)
+    parser.add_argument("--meters", type=int, default=120)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", help="keep the recordings and the configuration in this folder")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+
+    train = load_training_module()
+    _, validation = train.split_dataset(args.data)
+    by_class = {c: [] for c in range(100)}
+    for path, c in validation:
+        by_class[c].append(cv2.imread(path, cv2.IMREAD_COLOR))
+    rng = random.Random(args.seed)
+    work = args.keep or tempfile.mkdtemp(prefix="eval-meter-")
+    os.makedirs(work, exist_ok=True)
+    config = os.path.join(work, "counter-meter.json")
+    with open(config, "w") as f:
+        json.dump(config_document(), f, indent=1)
+
+    exact = misread = none = 0
+    digits = right = 0
+    for index in range(args.meters):
+        truth, classes, images = pick_drums(rng, by_class)
+        frame, params = render_meter(rng, images)
+        recording = os.path.join(work, f"meter-{index:03d}.lsrec")
+        write_recording(recording, frames_of(rng, frame, params))
+        run = subprocess.run([args.lumascan, "scan", "--config", config, "--input", recording],
+                             capture_output=True, text=True)
+        completed, partial = None, ""
+        for line in run.stdout.splitlines():
+            event = json.loads(line)
+            if event.get("event") != "report":
+                continue
+            if event.get("reportType") == "COMPLETED_RESULT" and completed is None:
+                completed = event.get("text", "")
+            elif event.get("text"):
+                partial = event["text"]
+        read = completed if completed is not None else partial
+        digits += len(truth)
+        right += digits_right(truth, read)
+        if completed is None:
+            none += 1
+            verdict = "no result"
+        elif completed == truth:
+            exact += 1
+            verdict = "exact"
+        else:
+            misread += 1
+            verdict = "MISREAD"
+        if args.verbose or verdict == "MISREAD":
+            shown = " ".join(f"{c // 10}.{c % 10}" for c in classes)
+            print(f"meter {index:3d}: truth {truth} read {read or '-'} ({verdict}; drums {shown}; "
+                  f"{'dark on light' if params['invert'] else 'light on dark'})")
+        if not args.keep:
+            os.remove(recording)
+    n = args.meters
+    print(f"{n} counters, {digits} digits: exact {exact} ({100 * exact / n:.1f} %), digits right {right} "
+          f"({100 * right / digits:.1f} %), misread {misread}, no result {none}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

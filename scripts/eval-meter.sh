@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Reads roller counters built from real meter digits (the validation split of scripts/train-meter-digits.py, never
+# trained on) through `lumascan scan` in counter_meter mode, as a camera would deliver them, and prints exact / digits
+# right / misread / no result (scripts/eval-meter.py says how the counters are made).
+#
+#   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose]
+#
+# Needs ../shared/datasets/meter-digits-train.tar beside the repository (or METER_DIGITS_TAR), python3-opencv and
+# python3-sklearn (Debian); unit tests never need any of it. LUMASCAN names a built lumascan to use instead of
+# building the debug one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+
+tarball=${METER_DIGITS_TAR:-../shared/datasets/meter-digits-train.tar}
+if [[ ! -f $tarball ]]; then
+    echo "eval-meter: $tarball not found (the data set lives in ../shared/datasets); nothing to evaluate" >&2
+    exit 0
+fi
+scratch=${METER_DIGITS_SCRATCH:-/tmp/meter-digits-scratch}
+if [[ ! -d $scratch/meter-digits ]]; then
+    mkdir -p "$scratch"
+    tar -C "$scratch" -xf "$tarball"
+fi
+for package in python3-opencv python3-sklearn; do
+    dpkg -s "$package" >/dev/null 2>&1 || { echo "eval-meter: apt-get install $package first" >&2; exit 2; }
+done
+if [[ -z ${LUMASCAN:-} ]]; then
+    swift build --product lumascan >&2
+    LUMASCAN=$(swift build --show-bin-path)/lumascan
+fi
+exec /usr/bin/python3 scripts/eval-meter.py --data "$scratch/meter-digits" --lumascan "$LUMASCAN" "$@"
