@@ -356,48 +356,55 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
     int n = zbar_wanted ? zbar_both(tight, at_roi, kZBar) : 0;
     if (n >= 0) n = zxing(tight, zxing_at_roi, false, kZXing);
     if (n < 0) return n;
-    // The harder passes, while no code is settled: each adds readings, and a second pass reading the same payload
-    // confirms a weak-check reading that only one pass made (finish() decides).
+    // The harder passes, while no code is settled, on photos where a code is likely somewhere
+    // (find_likely_regions: 2D or linear edge density; a photo without any ends here): each adds readings, and a
+    // second pass reading the same payload confirms a weak-check reading that only one pass made (finish()
+    // decides).
     auto settled = [&] {
         for (size_t i = 0; i < s->collector.count; ++i)
             if (settled_still(s->collector.slots[i])) return true;
         return false;
     };
-    if (!settled()) {
-        n = zxing(tight, zxing_at_roi, true, kZXingGlobal);
-        if (n < 0) return n;
-    }
+    if (settled()) return 0;
+    find_likely_regions(s, tight.data, tight.step[0], cv::Rect(0, 0, roi.width, roi.height), true, 540);
+    if (s->regions.empty()) return 0;
+    // The passes read the whole image: run on the regions alone, they cut codes whose ends the search missed
+    // (motion blur thins a code's edges), and zbar then read half an EAN-13 as an EAN-8.
+    const Mapping at = at_roi, zat = zxing_at_roi;
+    n = zxing(tight, zat, true, kZXingGlobal);
+    if (n < 0) return n;
     if (!settled()) {
         cv::Mat inverted = reuse(s->columns_plane, roi.height, roi.width);
         cv::bitwise_not(tight, inverted);
-        n = zbar_wanted ? zbar_both(inverted, at_roi, kZBarInverted) : 0;
-        if (n >= 0) n = zxing(inverted, zxing_at_roi, false, kZXingInverted);
+        n = zbar_wanted ? zbar_both(inverted, at, kZBarInverted) : 0;
+        if (n >= 0) n = zxing(inverted, zat, false, kZXingInverted);
         if (n < 0) return n;
     }
     // Small codes: zbar's edge detector and ZXing's sampling want a few pixels per module; a bilinear 2x upscale
     // gives them that. Bounded so a large photo does not become a huge scratch plane.
     if (!settled() && double(roi.width) * roi.height <= 4096.0 * 4096.0 / 4) {
         cv::Mat big = reuse(s->rows_plane, roi.height * 2, roi.width * 2);
-        cv::resize(source, big, big.size(), 0, 0, cv::INTER_LINEAR);
+        cv::resize(tight, big, big.size(), 0, 0, cv::INTER_LINEAR);
         n = zbar_wanted ? zbar_both(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y)}, kZBarUpscaled) : 0;
-        if (n >= 0 && !settled()) n = zxing(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y), 0}, false, kZXingUpscaled);
+        if (n >= 0 && !settled())
+            n = zxing(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y), 0}, false, kZXingUpscaled);
         if (n < 0) return n;
     }
-    // ZXing-C++ on a half-size copy, where big codes' modules and blur shrink to what its detectors expect (what its
-    // own pyramid would do; see barcode_zxing.cpp for why that is not used): 1.4's local-average binarizer loses a
-    // PDF417 at 5 px per module that it reads at half size.
+    // ZXing-C++ at half size, where big codes' modules and blur shrink to what its detectors expect (what its own
+    // pyramid would do; see barcode_zxing.cpp for why that is not used): 1.4's local-average binarizer loses a PDF417
+    // at 5 px per module that it reads at half size.
     if (!settled() && roi.width >= 128 && roi.height >= 64) {
         cv::Mat half = reuse(s->qr_plane, roi.height / 2, roi.width / 2);
-        cv::resize(source(cv::Rect(0, 0, half.cols * 2, half.rows * 2)), half, half.size(), 0, 0, cv::INTER_AREA);
+        cv::resize(tight(cv::Rect(0, 0, half.cols * 2, half.rows * 2)), half, half.size(), 0, 0, cv::INTER_AREA);
         n = zxing(half, Mapping{2, 2, double(roi.x), double(roi.y), 0}, false, kZXingDownscaled);
         if (n < 0) return n;
     }
     // Dim, washed-out or noisy photos: smooth sensor noise, then stretch the histogram to the full range.
     if (!settled() && zbar_wanted) {
         cv::Mat enhanced = reuse(s->columns_plane, roi.height, roi.width);
-        cv::GaussianBlur(source, enhanced, cv::Size(0, 0), 1.0);
+        cv::GaussianBlur(tight, enhanced, cv::Size(0, 0), 1.0);
         cv::normalize(enhanced, enhanced, 0, 255, cv::NORM_MINMAX);
-        n = zbar_both(enhanced, at_roi, kZBarEnhanced);
+        n = zbar_both(enhanced, at, kZBarEnhanced);
         if (n < 0) return n;
     }
     return 0;

@@ -154,6 +154,7 @@ struct lv_barcode_scanner {
     lv::barcode::Collector collector;
     std::vector<cv::Rect> regions;
     std::vector<uint8_t> region_marks;
+    std::vector<int> region_stack;  // the region search's flood fill
     lv_zxing_state *zxing = nullptr;
 };
 
@@ -184,6 +185,13 @@ enum class ZXingKind {
 /// inside `roi`) to `s->collector` as `pass`. Returns the number of codes added or merged, or a negative errno.
 int zxing_read(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_t stride, ZXingKind kind, bool global,
                Mapping map, cv::Rect roi, Pass pass);
+
+/// Finds the parts of `roi` where a code is likely, into `s->regions` (ROI-relative, largest first): blocks of a
+/// plane shrunk to about `rows` rows (never enlarged) whose rows and columns cross many strong edges (2D codes), grouped with
+/// neighbouring blocks with edges along one axis only (PDF417's bars; with `linear`, such blocks also start a group,
+/// for linear codes), each group widened by two blocks. Allocates only when a frame holds more regions than before.
+void find_likely_regions(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Rect roi, bool linear,
+                         int rows = 270);
 
 /// Finds the parts of a camera frame's ROI where a 2D code is likely (dense dark/light edges across both axes, on a
 /// plane shrunk to about 270 rows) and reads them with `zxing_read(kMatrix)` at full resolution. At most 4 regions
