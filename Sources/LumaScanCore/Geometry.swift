@@ -51,10 +51,17 @@ public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
         self.height = height
     }
 
-    /// One past the right edge.
-    public var maxX: Int { x + width }
-    /// One past the bottom edge.
-    public var maxY: Int { y + height }
+    /// One past the right edge, saturating at `Int.max` / `Int.min` (a rectangle decoded from a configuration may sit
+    /// anywhere; its edges must not trap).
+    public var maxX: Int { Self.saturatingSum(x, width) }
+    /// One past the bottom edge, saturating like ``maxX``.
+    public var maxY: Int { Self.saturatingSum(y, height) }
+
+    private static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard overflow else { return sum }
+        return b > 0 ? Int.max : Int.min
+    }
     /// Whether the rectangle covers no pixel.
     public var isEmpty: Bool { width <= 0 || height <= 0 }
 
@@ -65,7 +72,11 @@ public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
         let right = min(maxX, other.maxX)
         let bottom = min(maxY, other.maxY)
         guard right > left, bottom > top else { return Rect(x: left, y: top, width: 0, height: 0) }
-        return Rect(x: left, y: top, width: right - left, height: bottom - top)
+        // right - left exceeds Int.max only when both rectangles span more than the integer range (a very negative
+        // origin with a saturated edge): the size is then clamped, never trapped on.
+        let (width, wide) = right.subtractingReportingOverflow(left)
+        let (height, tall) = bottom.subtractingReportingOverflow(top)
+        return Rect(x: left, y: top, width: wide ? Int.max : width, height: tall ? Int.max : height)
     }
 
     /// Whether `other` lies entirely inside this rectangle.

@@ -5,10 +5,14 @@ import LumaScanCore
 /// In JSON: `{"pixels": {"x": 0, "y": 120, "width": 640, "height": 240}}` or
 /// `{"percent": {"x": 0, "y": 25, "width": 100, "height": 50}}`.
 public enum RegionOfInterest: Hashable, Sendable, Codable {
-    /// A rectangle in frame pixels (clamped to each frame).
+    /// A rectangle in frame pixels (clamped to each frame): origin 0...65536, size 1...65536 (``maximumPixels``).
     case pixels(Rect)
     /// A rectangle in percent of the frame's width and height (0...100), so one configuration fits every resolution.
     case percent(x: Double, y: Double, width: Double, height: Double)
+
+    /// The largest pixel coordinate or size a ``pixels(_:)`` region may give: 65536, four times the largest frame
+    /// LumaScan captures or replays (16384 a side), so that any region that validates is computed without overflow.
+    public static let maximumPixels = 65536
 
     /// The region in pixels for a frame of `size`, clamped to the frame (possibly empty).
     public func rect(in size: Size) -> Rect {
@@ -35,6 +39,12 @@ public enum RegionOfInterest: Hashable, Sendable, Codable {
             guard rect.width > 0, rect.height > 0 else {
                 throw LumaScanError(
                     .invalidConfiguration, "\(path).pixels: size \(rect.width)x\(rect.height) is empty")
+            }
+            for (name, value) in [("x", rect.x), ("y", rect.y), ("width", rect.width), ("height", rect.height)]
+            where value > Self.maximumPixels {
+                throw LumaScanError(
+                    .invalidConfiguration,
+                    "\(path).pixels.\(name): \(value) is outside 0...\(Self.maximumPixels) (no frame is larger)")
             }
         case .percent(let x, let y, let width, let height):
             for (name, value) in [("x", x), ("y", y), ("width", width), ("height", height)] {

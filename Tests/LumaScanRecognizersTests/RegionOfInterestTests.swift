@@ -35,4 +35,30 @@ struct RegionOfInterestTests {
                         .utf8))
         }
     }
+
+    @Test("pixel regions near Int.max are refused with their JSON path, and rectangles there never trap")
+    func hugeRegions() throws {
+        let huge = Int.max - 5
+        for (rect, field) in [
+            (Rect(x: huge, y: 0, width: 10, height: 10), "x"), (Rect(x: 0, y: huge, width: 10, height: 10), "y"),
+            (Rect(x: 0, y: 0, width: huge, height: 10), "width"), (Rect(x: 10, y: 0, width: 65537, height: 1), "width"),
+        ] {
+            #expect {
+                try RegionOfInterest.pixels(rect).validate(path: "barcodeConfig.regionOfInterest")
+            } throws: { error in
+                "\(error)".contains("barcodeConfig.regionOfInterest.pixels.\(field): ")
+            }
+        }
+        // Geometry on such a rectangle (as a configuration that skipped validation would give) saturates.
+        let far = Rect(x: huge, y: huge, width: 100, height: 100)
+        #expect(far.maxX == Int.max && far.maxY == Int.max)
+        #expect(far.intersection(Rect(x: 0, y: 0, width: 1920, height: 1080)).isEmpty)
+        #expect(RegionOfInterest.pixels(far).rect(in: Size(width: 1920, height: 1080)).isEmpty)
+        let wide = Rect(x: Int.min, y: 0, width: Int.max, height: 10)
+        #expect(wide.intersection(Rect(x: Int.min + 1, y: 0, width: Int.max, height: 10)).width > 0)
+        // A barcode recognizer refuses the configuration before any frame.
+        var configuration = BarcodeConfiguration()
+        configuration.regionOfInterest = .pixels(Rect(x: huge, y: 0, width: 10, height: 10))
+        #expect(throws: LumaScanError.self) { try BarcodeRecognizer(configuration: configuration, logger: testLogger) }
+    }
 }
