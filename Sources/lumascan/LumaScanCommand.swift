@@ -44,9 +44,14 @@ struct LumaScanCommand: ParsableCommand {
     /// Parses the arguments and runs the command, mapping errors to the documented exit codes (ArgumentParser's own
     /// default for usage errors is 64; LumaScan's is 2).
     static func main() {
+        // A reader that goes away (`lumascan scan | head`) is a write error to handle, not a signal that kills.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()
+            // print()'s buffered output (config, devices) fails only when it is flushed.
+            // (fflush(nil) flushes every stream: Swift 6 cannot name the global `stdout` safely.)
+            if fflush(nil) != 0, let failure = outputFailure(errno) { throw failure }
         } catch let failure as CommandFailure {
             FileHandle.standardError.write(Data("lumascan: \(failure.message)\n".utf8))
             Foundation.exit(failure.status)
@@ -96,16 +101,55 @@ enum LoggingBootstrap {
     }
 }
 
-/// Writes lines to stdout with one lock, from any thread.
+/// Writes lines to stdout with one lock, from any thread, and remembers the first write that failed.
+///
+/// Foundation's `FileHandle.write(_:)` traps on a failed write (a full disk, a closed pipe); this writes with
+/// `write(2)`, retries interrupted and partial writes, and on an error keeps its errno, calls ``onFailure`` once and
+/// drops every later line, so that the command can end the scan and exit as the README documents.
 final class LineWriter: @unchecked Sendable {
-    // SAFETY (Sendable): every write holds the lock.
+    // SAFETY (Sendable): every access to the state holds the lock.
     private let lock = NSLock()
+    private var failed: Int32?
+    private var failureHandler: (@Sendable () -> Void)?
+
+    /// The errno of the first failed write (`EPIPE` when the reader went away), or `nil`.
+    var failure: Int32? { lock.withLock { failed } }
+
+    /// Called once, on the writing thread, when a write fails.
+    func onFailure(_ handler: @escaping @Sendable () -> Void) { lock.withLock { failureHandler = handler } }
 
     func write(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        let handler: (@Sendable () -> Void)? = lock.withLock {
+            guard failed == nil else { return nil }
+            let error = Self.writeAll(Array((line + "\n").utf8))
+            guard error != 0 else { return nil }
+            failed = error
+            return failureHandler
+        }
+        handler?()
     }
+
+    /// Writes `bytes` to standard output; 0, or the errno of the failure.
+    private static func writeAll(_ bytes: [UInt8]) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return 0
+    }
+}
+
+/// What a write error on standard output means for the exit: a closed pipe (`lumascan scan | head`) ends the command
+/// quietly; anything else (a full disk) is an error.
+func outputFailure(_ error: Int32) -> CommandFailure? {
+    guard error != EPIPE else { return nil }
+    return CommandFailure(
+        status: ExitStatus.failed, message: "cannot write standard output: \(String(cString: strerror(error)))")
 }
 
 /// The bytes of `option`'s value as the shell passed them, where the parsed `value` came from.

@@ -122,6 +122,7 @@ struct ScanCommand: ParsableCommand {
             engine: engine, writer: writer, resultsOnly: resultsOnly, beepOnResult: plugin.beepOnResult,
             inputPath: { frame in images?.path(forFrameIndex: frame) }, onStarted: inputFailures.release)
         engine.delegate = printer
+        writer.onFailure { engine.stop() }
 
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
@@ -148,6 +149,7 @@ struct ScanCommand: ParsableCommand {
         let final = engine.statistics
         if statistics { writer.write(EventJSON.line(for: final)) }
         printer.printSummary(statistics: final)
+        if let error = writer.failure, let failure = outputFailure(error) { throw failure }
         if case .error(let message) = printer.stopReason {
             throw CommandFailure(status: ExitStatus.failed, message: message)
         }

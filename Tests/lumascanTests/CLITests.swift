@@ -317,3 +317,46 @@ struct CLITests {
         #expect(parsed is [Any])
     }
 }
+
+/// Output failures: a full disk is an error, a reader that goes away ends the scan quietly.
+@Suite("lumascan output failures")
+struct OutputFailureTests {
+    /// Runs lumascan with standard output `stdout` and returns its status and standard error.
+    private func run(_ arguments: [String], stdout: Any) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = try lumascanBinary()
+        process.arguments = arguments
+        let err = Pipe()
+        process.standardOutput = stdout
+        process.standardError = err
+        try process.run()
+        if let pipe = stdout as? Pipe { try pipe.fileHandleForReading.close() }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test("a full disk (/dev/full) exits 1 naming standard output, for scan and for printing commands")
+    func fullDisk() throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Samples"
+        ).standardized.path
+        for arguments in [["scan", "--input", samples, "--results-only"], ["config", "default"]] {
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let result = try run(arguments, stdout: full)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("cannot write standard output"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a reader that goes away (| head) ends the scan quietly, with the summary on stderr")
+    func closedPipe() throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Samples"
+        ).standardized.path
+        let result = try run(["scan", "--input", samples], stdout: Pipe())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("result(s)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("cannot write"), "\(result.stderr)")
+    }
+}
