@@ -63,19 +63,7 @@ struct ConfigCommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue,
-                    let contents = FileManager.default.contents(atPath: file)
-                else {
-                    throw CommandFailure(
-                        status: ExitStatus.badArguments, message: "config validate: cannot read '\(file)'")
-                }
-                data = contents
-            }
+            let data = try readConfigurationDocument(file, status: ExitStatus.badArguments)
             let configuration: ScanConfiguration
             do {
                 configuration = try ScanConfiguration.decode(data: data)
@@ -92,4 +80,37 @@ struct ConfigCommand: ParsableCommand {
             print("\(file): valid: \(shape)\(plugins.joined(separator: ", "))")
         }
     }
+}
+
+/// The most a configuration document may hold: 1 MiB, far above any real one, so that `- < /dev/zero` or a wrong
+/// file name cannot make lumascan read without end.
+let maximumConfigurationBytes = 1 << 20
+
+/// Reads a configuration document from `path` (`-` for standard input) with read(2), at most
+/// ``maximumConfigurationBytes``; a file that cannot be read, or a larger one, is a ``CommandFailure`` with `status`
+/// and a message naming the file and the reason (its errno's, as the system words it).
+func readConfigurationDocument(_ path: String, status: Int32) throws(CommandFailure) -> Data {
+    let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+    let name = path == "-" ? "standard input" : path
+    func failure(_ error: Int32) -> CommandFailure {
+        CommandFailure(status: status, message: "cannot read \(name): \(String(cString: strerror(error)))")
+    }
+    guard descriptor >= 0 else { throw failure(errno) }
+    defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+    var bytes = [UInt8](repeating: 0, count: maximumConfigurationBytes + 1)
+    var count = 0
+    while count < bytes.count {
+        let read = bytes[count...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        if read < 0 {
+            if errno == EINTR { continue }
+            throw failure(errno)
+        }
+        if read == 0 { break }
+        count += read
+    }
+    guard count <= maximumConfigurationBytes else {
+        throw CommandFailure(
+            status: status, message: "\(name): larger than \(maximumConfigurationBytes) bytes; not a configuration")
+    }
+    return Data(bytes[..<count])
 }

@@ -178,13 +178,7 @@ struct ScanCommand: ParsableCommand {
     /// The configuration file, decoded and validated; a bad one is a usage error naming the JSON path.
     private func loadConfiguration() throws -> ScanConfiguration? {
         guard let config else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: config))
-        } catch {
-            throw CommandFailure(
-                status: ExitStatus.badArguments, message: "cannot read \(config): \(error.localizedDescription)")
-        }
+        let data = try readConfigurationDocument(config, status: ExitStatus.badArguments)
         do {
             return try ScanConfiguration.decode(data: data)
         } catch {

@@ -104,3 +104,33 @@ struct ConfigurationCommandTests {
         #expect(!result.stderr.isEmpty)
     }
 }
+
+/// Reading configuration documents: bounded, and errors that say what went wrong.
+@Suite("lumascan config input")
+struct ConfigInputTests {
+    @Test("standard input is read up to 1 MiB: /dev/zero is refused at once, not read without end")
+    func stdinCap() throws {
+        let process = Process()
+        process.executableURL = try lumascanBinary()
+        process.arguments = ["config", "validate", "-"]
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/zero")
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(message.contains("standard input: larger than 1048576 bytes"), "\(message)")
+    }
+
+    @Test("a missing file, a folder and an empty file each say what they are")
+    func reasons() throws {
+        let missing = try runLumaScan(["config", "validate", "/nonexistent/lumascan.json"])
+        #expect(missing.status == 2 && missing.stderr.contains("No such file or directory"), "\(missing.stderr)")
+        let folder = try runLumaScan(["config", "validate", FileManager.default.temporaryDirectory.path])
+        #expect(folder.status == 2 && folder.stderr.contains("Is a directory"), "\(folder.stderr)")
+        let empty = try runLumaScan(["config", "validate", "/dev/null"])
+        #expect(empty.status == 1 && !empty.stderr.contains("permission"), "\(empty.stderr)")
+    }
+}
