@@ -78,7 +78,10 @@ let package = Package(
         // barcode corpus (Debian: libzint-dev, libzxing-dev, installed by scripts/deps.sh).
         .target(
             name: "CLumaTestKit", dependencies: ["CTurboJPEG"], path: "Tests/CLumaTestKit",
-            cxxSettings: [.headerSearchPath("../../CSupport/OpenCV/include")],
+            // CLumaVision's internal lv_shim.hpp: the one exception guard of every shim, the kit's too.
+            cxxSettings: [
+                .headerSearchPath("../../CSupport/OpenCV/include"), .headerSearchPath("../../CSupport/CLumaVision"),
+            ],
             linkerSettings: [
                 .linkedLibrary("zint"), .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("ZXing"),

@@ -166,8 +166,11 @@ namespace lv::barcode {
 lv_zxing_state *zxing_create();
 /// Frees it (nullptr is ignored).
 void zxing_destroy(lv_zxing_state *state);
-/// Whether ZXing-C++ reads `symbology` (`LV_SYM_*`).
-bool zxing_reads(int symbology);
+/// ZXing-C++'s BarcodeFormat (its bit value) for `symbology` (`LV_SYM_*`; the ISBNs read as EAN-13), or 0 for one
+/// it does not read. The one mapping of the two, shared with the raw ZXing-C++ baseline (baseline_zxing.cpp).
+uint32_t zxing_format_of(int symbology);
+/// The `LV_SYM_*` of a ZXing-C++ BarcodeFormat (its bit value), or 0 for one LumaScan does not name.
+int symbology_of_zxing_format(uint32_t format);
 /// Whether `symbology` is a 2D (or stacked) code that only ZXing-C++ reads: Data Matrix, Aztec, PDF417, Micro QR,
 /// MaxiCode.
 bool zxing_only(int symbology);

@@ -136,11 +136,14 @@ int orientation_of(int degrees) {
 
 }  // namespace
 
-bool zxing_reads(int symbology) {
-    if (symbology == LV_SYM_ISBN10 || symbology == LV_SYM_ISBN13) return true;
-    return std::any_of(std::begin(kFormats), std::end(kFormats),
-                       [&](const FormatMapping &m) { return m.symbology == symbology; });
+uint32_t zxing_format_of(int symbology) {
+    if (symbology == LV_SYM_ISBN10 || symbology == LV_SYM_ISBN13) symbology = LV_SYM_EAN13;
+    for (const auto &m : kFormats)
+        if (m.symbology == symbology) return uint32_t(m.format);
+    return 0;
 }
+
+int symbology_of_zxing_format(uint32_t format) { return symbology_of(BarcodeFormat(format)); }
 
 bool zxing_only(int symbology) {
     return symbology == LV_SYM_DATAMATRIX || symbology == LV_SYM_AZTEC || symbology == LV_SYM_PDF417 ||

@@ -1,32 +1,12 @@
 // Raw ZXing-C++ behind lv_baseline.h: ReadBarcodes with default hints, for benchmarks.
 #define ZX_USE_UTF8 1
 #include "lv_baseline.h"
+#include "barcode_internal.hpp"
 #include "lv_shim.hpp"
 
 #include <ZXing/ReadBarcode.h>
 
 #include <cstring>
-
-namespace {
-
-struct Format {
-    ZXing::BarcodeFormat format;
-    int symbology;
-};
-
-constexpr Format kFormats[] = {
-    {ZXing::BarcodeFormat::Aztec, LV_SYM_AZTEC},         {ZXing::BarcodeFormat::Codabar, LV_SYM_CODABAR},
-    {ZXing::BarcodeFormat::Code39, LV_SYM_CODE39},       {ZXing::BarcodeFormat::Code93, LV_SYM_CODE93},
-    {ZXing::BarcodeFormat::Code128, LV_SYM_CODE128},     {ZXing::BarcodeFormat::DataBar, LV_SYM_DATABAR},
-    {ZXing::BarcodeFormat::DataBarExpanded, LV_SYM_DATABAR_EXP}, {ZXing::BarcodeFormat::DataMatrix, LV_SYM_DATAMATRIX},
-    {ZXing::BarcodeFormat::EAN8, LV_SYM_EAN8},           {ZXing::BarcodeFormat::EAN13, LV_SYM_EAN13},
-    {ZXing::BarcodeFormat::ITF, LV_SYM_I25},             {ZXing::BarcodeFormat::MaxiCode, LV_SYM_MAXICODE},
-    {ZXing::BarcodeFormat::PDF417, LV_SYM_PDF417},       {ZXing::BarcodeFormat::QRCode, LV_SYM_QRCODE},
-    {ZXing::BarcodeFormat::UPCA, LV_SYM_UPCA},           {ZXing::BarcodeFormat::UPCE, LV_SYM_UPCE},
-    {ZXing::BarcodeFormat::MicroQRCode, LV_SYM_MICROQR},
-};
-
-}  // namespace
 
 struct lv_zxing_baseline {
     ZXing::DecodeHints hints;
@@ -48,13 +28,9 @@ extern "C" int lv_zxing_baseline_restrict(lv_zxing_baseline *b, const int *symbo
         if (!b || count < 0 || (count > 0 && !symbologies)) return -EINVAL;
         ZXing::BarcodeFormats formats;
         for (int i = 0; i < count; ++i) {
-            int sym = symbologies[i];
-            if (sym == LV_SYM_ISBN10 || sym == LV_SYM_ISBN13) sym = LV_SYM_EAN13;
-            const Format *match = nullptr;
-            for (const Format &f : kFormats)
-                if (f.symbology == sym) match = &f;
-            if (!match) return -EINVAL;
-            formats |= match->format;
+            uint32_t format = lv::barcode::zxing_format_of(symbologies[i]);
+            if (format == 0) return -EINVAL;
+            formats |= ZXing::BarcodeFormat(format);
         }
         b->hints.setFormats(formats);
         return 0;
@@ -83,8 +59,7 @@ extern "C" int lv_zxing_baseline_scan(lv_zxing_baseline *b, const uint8_t *luma,
             if (written >= max_results || used + bytes.size() + 1 > data_capacity) continue;
             lv_barcode_result &out = results[written++];
             std::memset(&out, 0, sizeof out);
-            for (const Format &f : kFormats)
-                if (f.format == r.format()) out.symbology = f.symbology;
+            out.symbology = lv::barcode::symbology_of_zxing_format(uint32_t(r.format()));
             out.quality = r.lineCount();
             out.decoders = LV_DECODER_ZXING;
             out.data_offset = uint32_t(used);

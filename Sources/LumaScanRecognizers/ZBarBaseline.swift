@@ -68,10 +68,11 @@ public final class ZBarBaseline: @unchecked Sendable {
     /// out). Allocates nothing on the Swift side; ``results`` then lists what was read.
     @discardableResult
     public func scan(_ luma: LumaView) -> Int {
-        let count = lv_zbar_baseline_scan(
-            baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, buffers.results,
-            Int32(BaselineBuffers.maximumResults), buffers.payloads, BaselineBuffers.payloadCapacity)
-        buffers.stored = count > 0 ? min(Int(count), BaselineBuffers.maximumResults) : 0
+        let count = buffers.fill { results, maximum, payloads, capacity in
+            lv_zbar_baseline_scan(
+                baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, results, maximum,
+                payloads, capacity)
+        }
         return max(0, Int(count))
     }
 
@@ -129,11 +130,12 @@ public final class ZXingBaseline: @unchecked Sendable {
     /// ``results`` then lists what was read.
     @discardableResult
     public func scan(_ luma: LumaView) -> Int {
-        let count = lv_zxing_baseline_scan(
-            baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, buffers.results,
-            Int32(BaselineBuffers.maximumResults), buffers.payloads, BaselineBuffers.payloadCapacity)
+        let count = buffers.fill { results, maximum, payloads, capacity in
+            lv_zxing_baseline_scan(
+                baseline, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride, results, maximum,
+                payloads, capacity)
+        }
         if count == -EFAULT { assertionFailures += 1 }
-        buffers.stored = count > 0 ? min(Int(count), BaselineBuffers.maximumResults) : 0
         return max(0, Int(count))
     }
 
@@ -152,6 +154,16 @@ private final class BaselineBuffers {
     deinit {
         results.deallocate()
         payloads.deallocate()
+    }
+
+    /// Runs a baseline's scan into the buffers (`scan(results, maximum, payloads, capacity)` returns a count or a
+    /// negative errno) and keeps what it stored; returns the scan's status, 0 and up or negative.
+    func fill(
+        _ scan: (UnsafeMutablePointer<lv_barcode_result>, Int32, UnsafeMutablePointer<UInt8>, Int) -> Int32
+    ) -> Int32 {
+        let count = scan(results, Int32(Self.maximumResults), payloads, Self.payloadCapacity)
+        stored = count > 0 ? min(Int(count), Self.maximumResults) : 0
+        return count
     }
 
     /// The stored results as codes.

@@ -9,6 +9,8 @@
 #endif
 #include <opencv2/core.hpp>
 
+#include "lv_shim.hpp"
+
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -16,17 +18,9 @@
 
 namespace lt {
 
-/// Runs an extern "C" function's body: exceptions become -ENOMEM (out of memory) or -EIO (anything else).
-template <typename F>
-int guarded(F &&body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    } catch (...) {
-        return -EIO;
-    }
-}
+/// The one exception guard of every extern "C" function, CLumaVision's (lv_shim.hpp): exceptions become -ENOMEM or
+/// -EIO.
+using lv::guarded;
 
 /// Whether a caller's pixel arguments describe an image.
 inline bool valid(const uint8_t *luma, int width, int height, size_t stride) {
