@@ -44,8 +44,9 @@ public struct MeterConfiguration: Hashable, Sendable, Codable {
     ///
     /// Default: `nil`.
     public var validationRegex: String?
-    /// How many consecutive frames must show the same reading, each at or above `minConfidence` and valid, before it
-    /// is completed (JSON: `consecutiveFrames`, a LumaScan extension).
+    /// How many confident readings in a row (each at or above `minConfidence` and valid) must agree before the reading
+    /// is completed; frames without a confident reading in between neither count nor break the row (JSON:
+    /// `consecutiveFrames`, a LumaScan extension).
     ///
     /// Default: 3.
     public var consecutiveFrames: Int

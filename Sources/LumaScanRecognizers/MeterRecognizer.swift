@@ -4,8 +4,10 @@ import LumaScanCore
 
 /// Reads meters after Anyline's meter plugin: crops each frame to the cutout (a view, no copy), reads seven-segment
 /// digits or roller-counter digits with OpenCV, and completes a reading once it has been seen in
-/// ``MeterConfiguration/consecutiveFrames`` consecutive frames at or above ``MeterConfiguration/minConfidence`` and
-/// matching ``MeterConfiguration/validationRegex``.
+/// ``MeterConfiguration/consecutiveFrames`` confident readings in a row (each at or above
+/// ``MeterConfiguration/minConfidence``, without an ambiguous drum, matching ``MeterConfiguration/validationRegex``).
+/// Frames between them without such a reading neither count nor break the row; a confident different reading
+/// starts it again.
 ///
 /// Reports, one per frame:
 /// - `IN_PROGRESS` / `UNREADABLE` with no text when no digit was found;
@@ -160,9 +162,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         } else {
             valid = nil
         }
+        // A frame that shows no confident reading (motion, glare, a drum turning) says nothing against the
+        // candidate: it neither counts for it nor starts the count again. Only a confident different reading does.
         if let valid {
-            candidate = nil
-            candidateCount = 0
             return valid
         }
         if reading.text == candidate {
