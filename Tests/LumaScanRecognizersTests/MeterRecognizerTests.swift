@@ -201,6 +201,25 @@ struct MeterRecognizerTests {
         #expect(reports.first?.reportType == .completedResult && reports.first?.text == "2222")
     }
 
+    @Test("A frame without a confident reading between agreeing ones neither counts nor restarts the count")
+    func gapKeepsCount() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        let meter = fixture.meter(seed: 30, kind: .digital).clean().withText("1111")
+        let blank = LumaImage(width: 640, height: 480, fill: 128)
+        _ = fixture.process(meter, index: 0, with: recognizer)
+        _ = fixture.process(meter, index: 1, with: recognizer)
+        #expect(recognizer.lastReading?.status == .stabilising(count: 2))
+        // A frame where the meter is out of view (the hand moved): no digits, no confidence.
+        var reports: [ScanReport] = []
+        blank.withView { recognizer.process($0, metadata: MeterFixture.metadata(2), into: &reports) }
+        #expect(recognizer.lastReading?.status == .noDigits)
+        #expect(reports.first?.reportType == .inProgress)
+        reports = fixture.process(meter, index: 3, with: recognizer)
+        #expect(reports.first?.reportType == .completedResult && reports.first?.text == "1111")
+    }
+
     @Test("The meter is read only inside the crop")
     func readsTheCrop() throws {
         let fixture = try MeterFixture()
