@@ -166,9 +166,14 @@ extern "C" int lv_drums_resolve(const float *probabilities, int count, lv_drum_r
                 r.digit = up % 10;
                 wrapped = up == 10;
                 carry = std::floor(v) == 9 ? v - 9 : 0;
+                // Its confidence: the probability of the positions that read as this digit beyond doubt, from a
+                // tenth before it (a whole digit photographed a little low) to LV_DRUM_LAST_CLEAR past it. Near where
+                // the reading turns to the next digit, a tenth or two of error in the position decides the digit.
                 double mass = 0;
-                for (int c = 0; c < kClasses; ++c)
-                    if (int(std::floor(c / 10.0 + LV_DRUM_ROLL_UP + 1e-6)) % 10 == r.digit) mass += p[c];
+                for (int c = 0; c < kClasses; ++c) {
+                    const double past = wrap10(c / 10.0 - r.digit + 0.1 + 1e-6) - 0.1;
+                    if (past <= LV_DRUM_LAST_CLEAR + 1e-6) mass += p[c];
+                }
                 r.confidence = float(std::min(1.0, mass));
                 r.ambiguous = mass < 0.5 ? 1 : 0;
             } else {
