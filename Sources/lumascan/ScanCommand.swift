@@ -64,6 +64,11 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         if device != nil && input != nil { throw ValidationError("--device and --input exclude each other") }
+        if input != nil, capture.format != nil || capture.size != nil {
+            // An input's frames keep the format and size they were stored with; silently ignoring the options would
+            // let a user believe they took effect.
+            throw ValidationError("--format and --size choose what a camera captures; they do not apply to --input")
+        }
         if realtime || loop, !(input.map(RecordingFormat.isRecording(at:)) ?? false) {
             throw ValidationError(
                 "--realtime and --loop replay a recording: give --input FILE.\(RecordingFormat.fileExtension)")
