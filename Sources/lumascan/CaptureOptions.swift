@@ -22,6 +22,14 @@ struct CaptureOptions: ParsableArguments {
         help: "Capture buffers to request from the driver (or, replaying a recording, to replay into).")
     var buffers: Int = CaptureOptions.defaultBuffers
 
+    @Option(
+        parsing: .unconditional,
+        help: """
+            With --input, images declaring more pixels are refused from their header, before decoding (default \
+            \(ImageFileSource.defaultMaxPixels), 64 MP; at most \(ImageFileSource.maxPixelsLimit)).
+            """)
+    var maxPixels: Int = ImageFileSource.defaultMaxPixels
+
     /// `--buffers`' default.
     static let defaultBuffers = 4
 
@@ -41,6 +49,12 @@ struct CaptureOptions: ParsableArguments {
         }
         if let fps, !(fps > 0 && fps <= 1000) {
             throw ValidationError("--fps: \(fps) is out of range; give a rate above 0 and at most 1000")
+        }
+        if !(1...ImageFileSource.maxPixelsLimit).contains(maxPixels) {
+            throw ValidationError("--max-pixels: \(maxPixels) is outside 1...\(ImageFileSource.maxPixelsLimit)")
+        }
+        if !(1...ImageFileSource.maxPixelsLimit).contains(maxPixels) {
+            throw ValidationError("--max-pixels: \(maxPixels) is outside 1...\(ImageFileSource.maxPixelsLimit)")
         }
         if buffers < 2 || buffers > 32 { throw ValidationError("--buffers: \(buffers) is outside 2...32") }
     }

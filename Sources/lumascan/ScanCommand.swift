@@ -98,7 +98,7 @@ struct ScanCommand: ParsableCommand {
             source = RecordingSource(path: input, pacing: pacing, bufferCount: capture.buffers, logger: logger)
         } else if let input {
             let images = ImageFileSource(
-                pathBytes: rawArgument(option: "--input", value: input), logger: logger,
+                pathBytes: rawArgument(option: "--input", value: input), maxPixels: capture.maxPixels, logger: logger,
                 onUnreadable: inputFailures.add)
             imageSource = images
             source = images
