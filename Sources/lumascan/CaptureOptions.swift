@@ -25,7 +25,7 @@ struct CaptureOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: """
-            With --input, images declaring more pixels are refused from their header, before decoding (default \
+            With --input, images and recordings whose frames declare more pixels are refused from their header (default \
             \(ImageFileSource.defaultMaxPixels), 64 MP; at most \(ImageFileSource.maxPixelsLimit)).
             """)
     var maxPixels: Int = ImageFileSource.defaultMaxPixels

@@ -95,7 +95,8 @@ struct ScanCommand: ParsableCommand {
         let isRecording = input.map(RecordingFormat.isRecording(at:)) ?? false
         if let input, isRecording {
             let pacing: RecordingSource.Pacing = realtime ? .recorded(loop: loop) : .asFastAsPossible
-            source = RecordingSource(path: input, pacing: pacing, bufferCount: capture.buffers, logger: logger)
+            source = RecordingSource(
+                path: input, pacing: pacing, bufferCount: capture.buffers, maxPixels: capture.maxPixels, logger: logger)
         } else if let input {
             let images = ImageFileSource(
                 pathBytes: rawArgument(option: "--input", value: input), maxPixels: capture.maxPixels, logger: logger,

@@ -186,6 +186,26 @@ struct RecordingTests {
         #expect(!FileManager.default.fileExists(atPath: writer.temporaryPath))
     }
 
+    @Test("a recording of frames over the pixel budget is refused from its header, before buffers are allocated")
+    func pixelBudget() throws {
+        let path = RecordingFixtures.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RecordingFixtures.write([], format: FrameFormat(pixelFormat: .grey, width: 9000, height: 9000), to: path)
+        let source = RecordingSource(path: path, bufferCount: 1, logger: quietLogger)
+        #expect(source.maxPixels == 1 << 26)
+        do {
+            try source.start()
+            Issue.record("started a recording of 81 MP frames with a 64 MP budget")
+        } catch {
+            #expect(error.code == .tooLarge)
+            #expect(
+                error.message.contains("9000x9000 frames have 81000000 pixels, more than the pixel budget of 67108864"))
+        }
+        let larger = RecordingSource(path: path, bufferCount: 1, maxPixels: 81_000_000, logger: quietLogger)
+        try larger.start()
+        larger.stop()
+    }
+
     @Test("a recording appears at its path only when finished, and a writer released unfinished leaves nothing")
     func temporaryName() throws {
         let path = RecordingFixtures.temporaryPath()

@@ -20,7 +20,7 @@ extension KeyedDecodingContainer where Key == ConfigKey {
         try decodeIntegerIfPresent(forKey: ConfigKey(stringValue: key)) ?? fallback
     }
 
-    /// The integer at `key`, or `nil` when the key is absent or null; see ``value(_:default:)-(_,Int)``.
+    /// The integer at `key`, or `nil` when the key is absent or null; checked as the integer `value(_:default:)` is.
     func optional(_ key: String) throws -> Int? {
         try decodeIntegerIfPresent(forKey: ConfigKey(stringValue: key))
     }
