@@ -32,12 +32,17 @@ public enum ConfigurationKeys {
     public static func closest(to key: String, in known: [String]) -> String? {
         func normal(_ text: String) -> [Character] { Array(text.lowercased().filter { $0 != "_" && $0 != "-" }) }
         let target = normal(key)
+        let limit = max(2, target.count / 3)
         var best: (key: String, distance: Int)?
         for candidate in known {
-            let distance = editDistance(target, normal(candidate))
+            let other = normal(candidate)
+            // The distance is at least the difference in length: a key far longer than every known one (a 1 MB key)
+            // is not compared character by character.
+            guard abs(target.count - other.count) <= limit else { continue }
+            let distance = editDistance(target, other)
             if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
         }
-        guard let best, best.distance <= max(2, target.count / 3) else { return nil }
+        guard let best, best.distance <= limit else { return nil }
         return best.key
     }
 

@@ -41,15 +41,34 @@ public enum ConfigurationSyntax {
         return "\(text.prefix(limit))… (\(text.count - limit) more characters)"
     }
 
-    private enum Container {
-        case object(keys: [String: Position], path: String)
-        case array(index: Int, path: String)
+    /// What an open container is called in its parent: nothing at the root, a key in an object, an index in an
+    /// array. Paths are put together from these only for a message, so scanning never copies them.
+    private enum Name {
+        case root
+        case key(String)
+        case index(Int)
+    }
+
+    /// An open object, an open array (the index of its current element), or an object member whose scalar value is
+    /// being scanned (for the value's path in a message).
+    private enum Kind {
+        case object
+        case array(index: Int)
+        case member
+    }
+
+    private struct Container {
+        var kind: Kind
+        var name: Name
     }
 
     private struct Scanner {
         let bytes: [UInt8]
         var index = 0
         var stack: [Container] = []
+        /// The keys of each open object and their byte offsets, for duplicates: apart from `stack`, so that adding a
+        /// key mutates the innermost dictionary in place instead of copying it.
+        var keys: [[String: Int]] = []
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -69,10 +88,15 @@ public enum ConfigurationSyntax {
 
         /// The JSON path of the value being scanned: `viewPluginConfig.pluginConfig`, `(root)` at the top.
         var path: String {
-            switch stack.last {
-            case .object(_, let path)?, .array(_, let path)?: path.isEmpty ? "(root)" : path
-            case nil: "(root)"
+            var text = ""
+            for container in stack {
+                switch container.name {
+                case .root: break
+                case .key(let key): text += text.isEmpty ? key : "." + key
+                case .index(let index): text += "\(text.isEmpty ? "(root)" : "")[\(index)]"
+                }
             }
+            return text.isEmpty ? "(root)" : text
         }
 
         func fail(_ problem: String, at offset: Int? = nil) -> LumaScanError {
@@ -123,8 +147,7 @@ public enum ConfigurationSyntax {
                 throw fail("expected a value (object, array, string, number, true, false or null)")
             }
             switch bytes[index] {
-            case UInt8(ascii: "{"): try open(.object(keys: [:], path: childPath()), closing: UInt8(ascii: "}"))
-            case UInt8(ascii: "["): try open(.array(index: 0, path: childPath()), closing: UInt8(ascii: "]"))
+            case UInt8(ascii: "{"), UInt8(ascii: "["): try open(named: childName())
             case UInt8(ascii: "\""): _ = try string()
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
             case UInt8(ascii: "t"): try literal("true")
@@ -134,32 +157,32 @@ public enum ConfigurationSyntax {
             }
         }
 
-        /// The path of the value about to be scanned, as a container's own path.
-        func childPath() -> String {
-            switch stack.last {
-            case nil: ""
-            case .object(_, let path)?: path  // the member's key is appended when it is read
-            case .array(let index, let path)?: "\(path.isEmpty ? "(root)" : path)[\(index)]"
-            }
+        /// The name of an element of the innermost container (an array's current index; the root at the top).
+        func childName() -> Name {
+            if case .array(let index)? = stack.last?.kind { return .index(index) }
+            return .root
         }
 
-        mutating func open(_ container: Container, closing: UInt8) throws(LumaScanError) {
-            guard stack.count < maximumDepth else {
+        /// Opens the object or array at `index`, which `name` names in its parent, and starts its first element.
+        mutating func open(named name: Name) throws(LumaScanError) {
+            let isObject = bytes[index] == UInt8(ascii: "{")
+            guard stack.lazy.filter({ if case .member = $0.kind { false } else { true } }).count < maximumDepth else {
                 throw fail("nested deeper than \(maximumDepth) objects and arrays; a configuration needs far fewer")
             }
             index += 1
             skipSpace()
-            if index < bytes.count, bytes[index] == closing {
+            if index < bytes.count, bytes[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 index += 1
                 return
             }
-            stack.append(container)
+            stack.append(Container(kind: isObject ? .object : .array(index: 0), name: name))
+            if isObject { keys.append([:]) }
             try beginElement(first: true)
         }
 
         /// Starts the next element of the innermost container: for an object its key and colon, then the value.
         mutating func beginElement(first: Bool) throws(LumaScanError) {
-            guard case .object(var keys, let path)? = stack.last else {
+            guard case .object? = stack.last?.kind else {
                 try value()
                 return
             }
@@ -169,31 +192,24 @@ public enum ConfigurationSyntax {
                 throw fail(first ? "expected a key (a string) or '}'" : "expected a key (a string) after ','")
             }
             let key = try string()
-            let memberPath = path.isEmpty ? key : "\(path).\(key)"
-            if let earlier = keys[key] {
+            if let earlier = keys[keys.count - 1][key] {
+                stack.append(Container(kind: .member, name: .key(key)))
                 throw LumaScanError(
                     .invalidConfiguration,
-                    "\(excerpt(memberPath)): duplicate key at \(position(keyStart)); first given at \(earlier)")
+                    "\(excerpt(path)): duplicate key at \(position(keyStart)); first given at \(position(earlier))")
             }
-            keys[key] = position(keyStart)
-            stack[stack.count - 1] = .object(keys: keys, path: path)
+            keys[keys.count - 1][key] = keyStart
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw fail("expected ':' after the key \"\(excerpt(key))\"")
             }
             index += 1
-            // The member's value is scanned with the member's path.
-            stack.append(.object(keys: [:], path: memberPath))
             skipSpace()
-            let isContainer =
-                index < bytes.count && (bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "["))
-            if isContainer {
-                stack.removeLast()
-                let container: Container =
-                    bytes[index] == UInt8(ascii: "{")
-                    ? .object(keys: [:], path: memberPath) : .array(index: 0, path: memberPath)
-                try open(container, closing: bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+            if index < bytes.count, bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") {
+                try open(named: .key(key))
             } else {
+                // The member's scalar value is scanned with the member's path.
+                stack.append(Container(kind: .member, name: .key(key)))
                 try value()
                 stack.removeLast()
             }
@@ -204,7 +220,7 @@ public enum ConfigurationSyntax {
             skipSpace()
             guard let top = stack.last else { return }
             let isObject: Bool
-            if case .object = top { isObject = true } else { isObject = false }
+            if case .object = top.kind { isObject = true } else { isObject = false }
             let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             guard index < bytes.count else {
                 throw fail(
@@ -215,6 +231,7 @@ public enum ConfigurationSyntax {
             if bytes[index] == closing {
                 index += 1
                 stack.removeLast()
+                if isObject { keys.removeLast() }
                 return
             }
             guard bytes[index] == UInt8(ascii: ",") else {
@@ -223,7 +240,7 @@ public enum ConfigurationSyntax {
                         ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element")
             }
             index += 1
-            if case .array(let count, let path) = top { stack[stack.count - 1] = .array(index: count + 1, path: path) }
+            if case .array(let count) = top.kind { stack[stack.count - 1].kind = .array(index: count + 1) }
             try beginElement(first: false)
         }
 
