@@ -4,8 +4,9 @@
 #   2. the frame ring and the engine under the thread sanitizer;
 #   3. the C shims' tests (and the test kit's: the barcode corpus' generator and peers) under the address sanitizer;
 #   4. the V4L2 integration tests against the kernel's vivid driver in a VM (Tests/IntegrationTests);
-#   5. the formatting lint.
-# Set LUMASCAN_SKIP_VM=1 to skip step 4 (it then says so); LUMASCAN_SKIP_SANITIZERS=1 skips steps 2 and 3.
+#   5. the libFuzzer targets (scripts/fuzz.sh: image decoders, MJPEG-to-luma, barcode scanner; about 3.5 minutes);
+#   6. the formatting lint.
+# Set LUMASCAN_SKIP_VM=1 to skip step 4 (it then says so); LUMASCAN_SKIP_SANITIZERS=1 skips steps 2, 3 and 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -d /opt/swift/usr/bin ]] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -36,6 +37,13 @@ else
   Tests/IntegrationTests/vm/prepare.sh --quiet
   swift build --build-tests -Xswiftc -warnings-as-errors
   swift test --skip-build --filter IntegrationTests
+fi
+
+step "fuzz targets under address and undefined-behaviour sanitizers (scripts/fuzz.sh)"
+if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" == 1 ]]; then
+  echo "skipped: LUMASCAN_SKIP_SANITIZERS=1 asks not to run the sanitizer steps, so the fuzz targets did not run"
+else
+  scripts/fuzz.sh
 fi
 
 step "format lint"

@@ -2,23 +2,43 @@
 #include "CLumaCapture.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 
 int lc_open(const char *path, int flags) {
     if (path == NULL) return -EINVAL;
+    int fd;
     for (;;) {
-        // v4l2_open is variadic (it mirrors open(2)'s optional mode), which Swift cannot call; no mode is needed
-        // because LumaScan never creates device nodes.
-        int fd = v4l2_open(path, flags);
-        if (fd >= 0) return fd;
         // Opening a character device can be interrupted before a descriptor exists, so retrying is safe.
+        fd = open(path, flags);
+        if (fd >= 0) break;
         if (errno != EINTR) return -errno;
     }
+    // libv4l2 prints two lines of its own on stderr when the node is not a V4L2 device; asking the kernel first
+    // lets LumaScan's one message ("not a V4L2 device") be the only one.
+    struct v4l2_capability capability;
+    int result;
+    do {
+        result = ioctl(fd, VIDIOC_QUERYCAP, &capability);
+    } while (result < 0 && errno == EINTR);
+    if (result < 0 && errno == ENOTTY) {
+        close(fd);
+        return -ENOTTY;
+    }
+    // v4l2_fd_open (what v4l2_open does after open(2)) takes the descriptor over; it is not variadic either.
+    if (v4l2_fd_open(fd, 0) < 0) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
+    return fd;
 }
 
 int lc_close(int fd) {

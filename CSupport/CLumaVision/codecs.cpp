@@ -48,11 +48,10 @@ inline uint8_t scale(uint32_t value, uint32_t maxval) {
 }
 
 /// The one check of an image's size, made by every decoder as soon as its header gives the size and before any pixel
-/// memory is allocated: 0 for a size to decode, -EBADMSG for an empty one (a side of 0), -EFBIG beyond 2^30 pixels,
-/// OpenCV's default limit (CV_IO_MAX_IMAGE_PIXELS), so a corrupt or hostile header is refused instead of costing
-/// gigabytes. Within the budget each side fits an int, as cv::Mat needs.
-int check_size(uint64_t width, uint64_t height) {
-    constexpr uint64_t budget = uint64_t(1) << 30;
+/// memory is allocated: 0 for a size to decode, -EBADMSG for an empty one (a side of 0), -EFBIG beyond `budget`
+/// pixels (the caller's, at most LV_IMAGE_MAX_PIXELS_LIMIT, 2^30, OpenCV's CV_IO_MAX_IMAGE_PIXELS), so a corrupt or
+/// hostile header is refused instead of costing gigabytes. Within the budget each side fits an int, as cv::Mat needs.
+int check_size(uint64_t width, uint64_t height, uint64_t budget) {
     if (width == 0 || height == 0) return -EBADMSG;
     return width > budget || height > budget || width * height > budget ? -EFBIG : 0;
 }
@@ -75,7 +74,7 @@ struct PNGImage {
     PNGImage &operator=(const PNGImage &) = delete;
 };
 
-int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t budget) {
     PNGImage png;
     if (!png_image_begin_read_from_memory(&png.image, bytes, length)) {
         // libpng refuses sides over its own limit (a million pixels) as an error like any other: read the size from
@@ -85,7 +84,7 @@ int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out) {
             return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 |
                    bytes[at + 3];
         };
-        if (length >= 24 && std::memcmp(bytes + 12, "IHDR", 4) == 0 && check_size(be32(16), be32(20)) == -EFBIG)
+        if (length >= 24 && std::memcmp(bytes + 12, "IHDR", 4) == 0 && check_size(be32(16), be32(20), budget) == -EFBIG)
             return -EFBIG;
         return -EBADMSG;
     }
@@ -98,7 +97,7 @@ int decode_png(const uint8_t *bytes, size_t length, cv::Mat &out) {
     // while OpenCV ignored alpha.
     png.image.format = colour ? PNG_FORMAT_RGBA : alpha ? PNG_FORMAT_GA : PNG_FORMAT_GRAY;
     const int channels = int(PNG_IMAGE_SAMPLE_CHANNELS(png.image.format));
-    if (int status = check_size(png.image.width, png.image.height); status != 0) return status;
+    if (int status = check_size(png.image.width, png.image.height, budget); status != 0) return status;
     if (png.image.width > uint32_t(INT_MAX / channels)) return -EFBIG;  // libpng takes the row stride as an int
     cv::Mat decoded(int(png.image.height), int(png.image.width), CV_8UC(channels));
     if (!png_image_finish_read(&png.image, nullptr, decoded.data, png_int_32(decoded.step[0]), nullptr))
@@ -209,7 +208,7 @@ struct TurboJPEG {
     TurboJPEG &operator=(const TurboJPEG &) = delete;
 };
 
-int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t budget) {
     TurboJPEG jpeg;
     if (!jpeg.handle) return -ENOMEM;
     int width = 0, height = 0, subsampling = 0, colourspace = 0;
@@ -217,7 +216,7 @@ int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out) {
             0 ||
         width < 0 || height < 0)
         return -EBADMSG;
-    if (int status = check_size(uint64_t(width), uint64_t(height)); status != 0) return status;
+    if (int status = check_size(uint64_t(width), uint64_t(height), budget); status != 0) return status;
     // TurboJPEG converts YCbCr and grey JPEGs to grey itself (the luma plane, as libjpeg's JCS_GRAYSCALE output that
     // OpenCV asked for), but not CMYK: those are decoded as CMYK and converted here.
     const bool cmyk = colourspace == TJCS_CMYK || colourspace == TJCS_YCCK;
@@ -251,7 +250,7 @@ int decode_jpeg(const uint8_t *bytes, size_t length, cv::Mat &out) {
 /// Reads the netpbm formats P1...P6: bitmaps, grey and colour maps, ASCII or binary, 8 or 16 bits per sample.
 class NetPBM {
 public:
-    NetPBM(const uint8_t *bytes, size_t length) : at_(bytes), end_(bytes + length) {}
+    NetPBM(const uint8_t *bytes, size_t length, uint64_t budget) : at_(bytes), end_(bytes + length), budget_(budget) {}
 
     int decode(cv::Mat &out) {
         if (end_ - at_ < 3 || at_[0] != 'P' || at_[1] < '1' || at_[1] > '6') return -EMEDIUMTYPE;
@@ -261,7 +260,7 @@ public:
         uint32_t width, height, maxval = 1;
         if (!number(width) || !number(height) || (!bitmap && !number(maxval))) return -EBADMSG;
         if (maxval == 0 || maxval > 65535) return -EBADMSG;
-        if (int status = check_size(width, height); status != 0) return status;
+        if (int status = check_size(width, height, budget_); status != 0) return status;
         const uint64_t samples = uint64_t(width) * height * (colour ? 3 : 1);
         if (!ascii) {
             // Exactly one whitespace character separates the header from binary data.
@@ -298,6 +297,7 @@ public:
 private:
     const uint8_t *at_;
     const uint8_t *end_;
+    uint64_t budget_;
 
     static bool space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -350,7 +350,7 @@ private:
 
 /// Reads uncompressed Windows and OS/2 bitmaps: 1, 4 and 8 bits through a palette, 16 and 32 bits with default or
 /// BITFIELDS masks, 24 bits. RLE-compressed bitmaps are refused.
-int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t budget) {
     auto u16 = [&](size_t offset) -> uint32_t { return uint32_t(bytes[offset]) | uint32_t(bytes[offset + 1]) << 8; };
     auto u32 = [&](size_t offset) -> uint32_t { return u16(offset) | u16(offset + 2) << 16; };
     if (length < 26) return -EBADMSG;
@@ -375,7 +375,7 @@ int decode_bmp(const uint8_t *bytes, size_t length, cv::Mat &out) {
     const bool topDown = height < 0;
     if (topDown) height = -height;
     if (width < 0) return -EBADMSG;
-    if (int status = check_size(uint64_t(width), uint64_t(height)); status != 0) return status;
+    if (int status = check_size(uint64_t(width), uint64_t(height), budget); status != 0) return status;
 
     // Channel masks for 16 and 32 bits: the defaults (5-5-5, 8-8-8), or BITFIELDS after (or in) the header.
     uint32_t masks[3] = {0, 0, 0};
@@ -453,11 +453,11 @@ int webp_status(VP8StatusCode status) {
 /// Reads lossy and lossless WebP (still images; an animation is refused with -ENOTSUP), decoded to RGB and then to
 /// BT.601 grey, so a WebP reads as the PNG it was made from; alpha is ignored (libwebp's RGB output drops it without
 /// compositing).
-int decode_webp(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_webp(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t budget) {
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) return -ENOTSUP;  // a libwebp of another ABI than the headers
     if (int status = webp_status(WebPGetFeatures(bytes, length, &config.input)); status != 0) return status;
-    if (int status = check_size(uint64_t(config.input.width), uint64_t(config.input.height)); status != 0)
+    if (int status = check_size(uint64_t(config.input.width), uint64_t(config.input.height), budget); status != 0)
         return status;
     cv::Mat rgb(config.input.height, config.input.width, CV_8UC3);
     // libwebp writes into our buffer (external memory), so nothing of its own is left to free with WebPFreeDecBuffer.
@@ -579,7 +579,7 @@ struct TIFFHandle {
 /// interpretation libtiff knows (grey, palette, RGB, YCbCr, CMYK, CIE L*a*b*, 1 to 16 bits a sample) to 8-bit RGBA
 /// oriented top-left, then BT.601 grey: an 8-bit grey TIFF reads exactly. An image with unassociated alpha has its
 /// colour multiplied by alpha (libtiff's conversion does so).
-int decode_tiff(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_tiff(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t budget) {
     TIFFMemory memory{bytes, length, 0};
     TIFFHandle handle{tiff_open(memory)};
     TIFF *tiff = handle.tiff;
@@ -587,7 +587,7 @@ int decode_tiff(const uint8_t *bytes, size_t length, cv::Mat &out) {
     uint32_t width = 0, height = 0;
     if (!TIFFGetField(tiff, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tiff, TIFFTAG_IMAGELENGTH, &height))
         return -EBADMSG;
-    if (int status = check_size(width, height); status != 0) return status;
+    if (int status = check_size(width, height, budget); status != 0) return status;
     uint16_t compression = COMPRESSION_NONE;
     TIFFGetFieldDefaulted(tiff, TIFFTAG_COMPRESSION, &compression);
     char reason[1024];
@@ -641,7 +641,7 @@ struct GIFDecoder {
 /// for a screen some encoders leave 0x0), the rest of the screen in the background colour; the palette is converted
 /// to BT.601 grey and transparency is ignored. The frame is read line by line (never DGifSlurp, which would allocate
 /// every frame first), after its size has passed `check_size`.
-int decode_gif(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_gif(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t budget) {
     GIFMemory memory{bytes, length, 0};
     int error = 0;
     GIFDecoder decoder{DGifOpen(&memory, gif_read, &error)};
@@ -666,7 +666,7 @@ int decode_gif(const uint8_t *bytes, size_t length, cv::Mat &out) {
         const uint64_t width = std::max<uint64_t>(uint64_t(gif->SWidth), uint64_t(frame.Left) + uint64_t(frame.Width));
         const uint64_t height =
             std::max<uint64_t>(uint64_t(gif->SHeight), uint64_t(frame.Top) + uint64_t(frame.Height));
-        if (int status = check_size(width, height); status != 0) return status;
+        if (int status = check_size(width, height, budget); status != 0) return status;
         const ColorMapObject *colours = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
         if (!colours) return -EBADMSG;  // neither a local nor a global colour table
         uint8_t palette[256] = {};
@@ -697,24 +697,26 @@ int decode_gif(const uint8_t *bytes, size_t length, cv::Mat &out) {
 
 }  // namespace
 
-int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out) {
+int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t max_pixels) {
     if (!bytes || length == 0) return -EMEDIUMTYPE;
+    const uint64_t budget = max_pixels == 0 ? LV_IMAGE_DEFAULT_MAX_PIXELS
+                                            : std::min<uint64_t>(max_pixels, LV_IMAGE_MAX_PIXELS_LIMIT);
     int status;
     if (starts_with(bytes, length, "\x89PNG\r\n\x1a\n", 8))
-        status = decode_png(bytes, length, out);
+        status = decode_png(bytes, length, out, budget);
     else if (starts_with(bytes, length, "\xFF\xD8\xFF", 3))
-        status = decode_jpeg(bytes, length, out);
+        status = decode_jpeg(bytes, length, out, budget);
     else if (length >= 12 && starts_with(bytes, length, "RIFF", 4) && std::memcmp(bytes + 8, "WEBP", 4) == 0)
-        status = decode_webp(bytes, length, out);
+        status = decode_webp(bytes, length, out, budget);
     else if (starts_with(bytes, length, "II*\0", 4) || starts_with(bytes, length, "MM\0*", 4) ||
              starts_with(bytes, length, "II+\0", 4) || starts_with(bytes, length, "MM\0+", 4))  // classic, BigTIFF
-        status = decode_tiff(bytes, length, out);
+        status = decode_tiff(bytes, length, out, budget);
     else if (starts_with(bytes, length, "GIF87a", 6) || starts_with(bytes, length, "GIF89a", 6))
-        status = decode_gif(bytes, length, out);
+        status = decode_gif(bytes, length, out, budget);
     else if (starts_with(bytes, length, "BM", 2))
-        status = decode_bmp(bytes, length, out);
+        status = decode_bmp(bytes, length, out, budget);
     else if (length >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '6')
-        status = NetPBM(bytes, length).decode(out);
+        status = NetPBM(bytes, length, budget).decode(out);
     else
         status = -EMEDIUMTYPE;
     if (status == 0 && !out.isContinuous()) out = out.clone();

@@ -15,6 +15,8 @@
 #endif
 #include <opencv2/core.hpp>
 
+#include "lv_image.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,11 +28,11 @@ namespace lv::codecs {
 /// uses (0.299 R + 0.587 G + 0.114 B), 16-bit samples are scaled to 8 bits, alpha is dropped (not composited), and a
 /// JPEG's EXIF orientation is applied, as cv::imread(IMREAD_GRAYSCALE) did: grey 8-bit files, JPEGs, PGM/PPM and BMP
 /// decode to the same pixels, colour and 16-bit PNGs within one grey level. A TIFF's first page and a GIF's first
-/// frame are read. Every decoder reads the size from the header and refuses an image over the pixel budget (2^30)
-/// before allocating its pixels. Returns 0, or the codes lv_image.h documents: -EMEDIUMTYPE (no format's signature),
+/// frame are read. Every decoder reads the size from the header and refuses an image over the pixel budget
+/// (`max_pixels`; 0 for LV_IMAGE_DEFAULT_MAX_PIXELS; at most LV_IMAGE_MAX_PIXELS_LIMIT) before allocating its pixels. Returns 0, or the codes lv_image.h documents: -EMEDIUMTYPE (no format's signature),
 /// -ENOTSUP (a variant not read), -EBADMSG (truncated or corrupt), -EFBIG (over the budget), -ENOMEM. May throw
 /// std::bad_alloc; callers catch.
-int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out);
+int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t max_pixels);
 
 /// Encodes a grey image (`height` rows of `width` bytes, `stride` bytes apart) as PNG into `png` (replacing its
 /// contents), favouring speed over size like OpenCV's default compression level 1. Returns 0 or -EIO.

@@ -39,9 +39,9 @@ cv::Mat wrap(const uint8_t *luma, int width, int height, size_t stride) {
 int border_mode(int border) { return border < 0 ? cv::BORDER_TRANSPARENT : cv::BORDER_CONSTANT; }
 
 /// Decodes `bytes` into a new image in `*out`.
-int decode(const uint8_t *bytes, size_t length, lv_image **out) {
+int decode(const uint8_t *bytes, size_t length, uint64_t max_pixels, lv_image **out) {
     cv::Mat grey;
-    if (int status = lv::codecs::decode_grey(bytes, length, grey); status != 0) return status;
+    if (int status = lv::codecs::decode_grey(bytes, length, grey, max_pixels); status != 0) return status;
     if (grey.empty() || grey.type() != CV_8UC1 || !grey.isContinuous()) return -EBADMSG;
     auto *image = new lv_image();
     image->mat = std::move(grey);
@@ -84,7 +84,7 @@ struct FileDescriptor {
 
 }  // namespace
 
-extern "C" int lv_image_read_grey(const char *path, lv_image **out) {
+extern "C" int lv_image_read_grey_within(const char *path, uint64_t max_pixels, lv_image **out) {
     return guarded([&] {
         if (!path || !out) return -EINVAL;
         *out = nullptr;
@@ -98,16 +98,22 @@ extern "C" int lv_image_read_grey(const char *path, lv_image **out) {
         if (file.fd < 0) return open_failure(errno);
         std::vector<uint8_t> bytes;
         if (int status = read_all(file.fd, info.st_size, bytes); status != 0) return status;
-        return decode(bytes.data(), bytes.size(), out);
+        return decode(bytes.data(), bytes.size(), max_pixels, out);
     });
 }
 
-extern "C" int lv_image_decode_grey(const void *bytes, size_t length, lv_image **out) {
+extern "C" int lv_image_decode_grey_within(const void *bytes, size_t length, uint64_t max_pixels, lv_image **out) {
     return guarded([&] {
         if (!bytes || !out || length == 0) return -EINVAL;
         *out = nullptr;
-        return decode(static_cast<const uint8_t *>(bytes), length, out);
+        return decode(static_cast<const uint8_t *>(bytes), length, max_pixels, out);
     });
+}
+
+extern "C" int lv_image_read_grey(const char *path, lv_image **out) { return lv_image_read_grey_within(path, 0, out); }
+
+extern "C" int lv_image_decode_grey(const void *bytes, size_t length, lv_image **out) {
+    return lv_image_decode_grey_within(bytes, length, 0, out);
 }
 
 extern "C" int lv_image_width(const lv_image *image) { return image ? image->mat.cols : 0; }

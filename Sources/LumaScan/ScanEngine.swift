@@ -34,8 +34,8 @@ public final class ScanEngine: Sendable {
         public var ringCapacity: Int?
         /// Events the delivery queue holds for a slow delegate before it drops new ones. Default: 1024.
         public var deliveryQueueCapacity: Int
-        /// Events the ``ScanEngine/events`` sequence buffers for a slow reader before dropping old ones.
-        /// Default: 1024.
+        /// Events the ``ScanEngine/events`` sequence buffers for a slow reader before dropping old ones (only once
+        /// ``ScanEngine/events`` has been read: until then nothing is buffered). Default: 1024.
         public var eventBufferCapacity: Int
         /// Stop after this many frames have been captured (as if the input ended); `nil` for no limit. Default: `nil`.
         public var frameLimit: Int?
@@ -110,6 +110,8 @@ public final class ScanEngine: Sendable {
         delivery = DeliveryQueue(capacity: options.deliveryQueueCapacity)
         (stream, continuation) = AsyncStream.makeStream(
             of: ScanEvent.self, bufferingPolicy: .bufferingNewest(options.eventBufferCapacity))
+        // A reader that ends its iteration (or is cancelled) wants no more events: stop buffering them.
+        continuation.onTermination = { [counters] _ in counters.eventsWanted.store(false, ordering: .releasing) }
     }
 
     /// Creates an engine that runs `recognizers` on every frame, in order, with no scan timeout, no start delay and
@@ -134,7 +136,14 @@ public final class ScanEngine: Sendable {
     }
 
     /// The engine's events: the same content, in the same order, as the delegate receives. Iterate it once.
-    public var events: ScanEvents { ScanEvents(stream: stream) }
+    ///
+    /// The sequence buffers events (up to ``Options/eventBufferCapacity``, dropping the oldest) only from the
+    /// moment this property is first read until its iteration ends: an engine whose events nobody reads keeps no
+    /// events alive and counts none as dropped. Read it before ``start()`` to receive every event.
+    public var events: ScanEvents {
+        counters.eventsWanted.store(true, ordering: .releasing)
+        return ScanEvents(stream: stream)
+    }
 
     /// A snapshot of what the engine has done so far.
     public var statistics: ScanStatistics {
@@ -616,7 +625,10 @@ public final class ScanEngine: Sendable {
                 case .stopped(let reason): delegate.scanEngine(self, didStop: reason)
                 }
             }
-            if case .dropped = continuation.yield(event) { counters.eventsDropped.add(1, ordering: .relaxed) }
+            // Only while someone reads `events`; an event the full buffer pushes out is lost to that reader.
+            if counters.eventsWanted.load(ordering: .acquiring), case .dropped = continuation.yield(event) {
+                counters.eventsDropped.add(1, ordering: .relaxed)
+            }
             counters.eventsDelivered.add(1, ordering: .relaxed)
             if case .stopped = event { break }
         }
@@ -637,6 +649,8 @@ private final class Counters: Sendable {
     let reports = Atomic<UInt64>(0)
     let eventsDelivered = Atomic<UInt64>(0)
     let eventsDropped = Atomic<UInt64>(0)
+    /// Whether someone has read ``ScanEngine/events`` and not ended its iteration.
+    let eventsWanted = Atomic<Bool>(false)
     let sourceFailures = Atomic<UInt64>(0)
     let lumaNanoseconds = Atomic<UInt64>(0)
     let recognitionNanoseconds = Atomic<UInt64>(0)

@@ -50,7 +50,7 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let corruptRecording = Code("corruptRecording")
         /// An image file is truncated or corrupt (`EBADMSG`): its format was recognised, its content does not decode.
         public static let corruptImage = Code("corruptImage")
-        /// An image file declares more pixels than LumaScan decodes, 2^30 (`EFBIG`); it is refused from its header,
+        /// An image file declares more pixels than the pixel budget (`EFBIG`; 64 MP unless configured); it is refused from its header,
         /// before any pixel memory is allocated.
         public static let tooLarge = Code("tooLarge")
         /// Any other failure; ``CaptureError/errno`` says which.
@@ -179,8 +179,9 @@ public struct CaptureError: Error, Hashable, Sendable, CustomStringConvertible {
 extension CaptureError {
     /// The error for an image file that `lv_image_read_grey` refused with `status` (a negative errno, as
     /// `lv_image.h` lists them), with a code for the reason and a message naming the file and the reason, such as
-    /// `scans/a.webp: cannot read the image: the file is truncated or corrupt (EBADMSG)`.
-    init(imageFile path: String, status: Int32) {
+    /// `scans/a.webp: cannot read the image: the file is truncated or corrupt (EBADMSG)`; `maxPixels` is the pixel
+    /// budget the image was read within.
+    init(imageFile path: String, status: Int32, maxPixels: Int) {
         let errno = status < 0 ? -status : EIO
         let reason: String
         let code: Code
@@ -194,13 +195,14 @@ extension CaptureError {
         case ENOTSUP:
             (code, reason) = (.unsupportedFormat, "a variant of its image format that LumaScan does not read")
         case EBADMSG: (code, reason) = (.corruptImage, "the file is truncated or corrupt")
-        case EFBIG: (code, reason) = (.tooLarge, "the image is too large: more than 2^30 pixels")
+        case EFBIG:
+            (code, reason) = (.tooLarge, "the image is too large: its header declares more than \(maxPixels) pixels")
         case ENOMEM: (code, reason) = (.other, "out of memory")
         case EIO: (code, reason) = (.other, "read error")
         default: (code, reason) = (Self.code(forErrno: errno), Self.errnoDescription(errno))
         }
         self.init(
-            code, device: path, call: "lv_image_read_grey", errno: errno,
+            code, device: path, call: "lv_image_read_grey_within", errno: errno,
             message: "\(path): cannot read the image: \(reason) (\(Self.errnoName(errno)))")
     }
 

@@ -59,6 +59,14 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     public let isFinite = true
     /// How many buffers the source owns.
     public let bufferCount: Int
+    /// The most pixels an image may have: a larger one is refused from its header, before its pixels are allocated,
+    /// as unreadable (``CaptureError/Code/tooLarge``).
+    public let maxPixels: Int
+
+    /// ``maxPixels``' default: 64 MP (2^26, 8192 x 8192).
+    public static let defaultMaxPixels = Int(LV_IMAGE_DEFAULT_MAX_PIXELS)
+    /// The largest ``maxPixels`` there is: 2^30 (a larger value is lowered to it).
+    public static let maxPixelsLimit = Int(LV_IMAGE_MAX_PIXELS_LIMIT)
 
     private let root: [UInt8]
     private let logger: Logger
@@ -83,14 +91,17 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - bufferCount: how many frames may be out of the source at once (at least 1).
+    ///   - maxPixels: the pixel budget (``maxPixels``), 1...``maxPixelsLimit``.
     ///   - onUnreadable: called with each file that cannot be read, as it is skipped: on the thread that calls
     ///     ``start()`` for subfolders that cannot be listed, on the thread that calls ``dequeue(timeout:)`` (the
     ///     engine's capture thread) for files. It must return quickly.
     public convenience init(
-        path: String, bufferCount: Int = 2, logger: Logger,
+        path: String, bufferCount: Int = 2, maxPixels: Int = ImageFileSource.defaultMaxPixels, logger: Logger,
         onUnreadable: (@Sendable (UnreadableFile) -> Void)? = nil
     ) {
-        self.init(pathBytes: Array(path.utf8), bufferCount: bufferCount, logger: logger, onUnreadable: onUnreadable)
+        self.init(
+            pathBytes: Array(path.utf8), bufferCount: bufferCount, maxPixels: maxPixels, logger: logger,
+            onUnreadable: onUnreadable)
     }
 
     /// Creates a source over the path whose bytes are `pathBytes` (a file or a folder), for a path that need not be
@@ -98,13 +109,16 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - bufferCount: how many frames may be out of the source at once (at least 1).
-    ///   - onUnreadable: called with each file that cannot be read, as ``init(path:bufferCount:logger:onUnreadable:)``
-    ///     says.
+    ///   - maxPixels: the pixel budget (``maxPixels``), 1...``maxPixelsLimit``.
+    ///   - onUnreadable: called with each file that cannot be read, as
+    ///     ``init(path:bufferCount:maxPixels:logger:onUnreadable:)`` says.
     public init(
-        pathBytes: [UInt8], bufferCount: Int = 2, logger: Logger,
+        pathBytes: [UInt8], bufferCount: Int = 2, maxPixels: Int = ImageFileSource.defaultMaxPixels, logger: Logger,
         onUnreadable: (@Sendable (UnreadableFile) -> Void)? = nil
     ) {
         precondition(bufferCount >= 1, "an image source needs at least one buffer")
+        precondition(maxPixels >= 1, "a pixel budget of at least one pixel")
+        self.maxPixels = min(maxPixels, Self.maxPixelsLimit)
         // Trailing slashes would double in the paths found below a folder ("/" itself keeps its one).
         var trimmed = pathBytes
         while trimmed.count > 1 && trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
@@ -191,11 +205,13 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
             }
             guard let file else { throw FrameSourceEnd() }
             var image: OpaquePointer?
-            let status = lv_image_read_grey(Self.cString(file), &image)
+            let status = lv_image_read_grey_within(Self.cString(file), UInt64(maxPixels), &image)
             guard status == 0, let image else {
                 lv_image_destroy(image)
                 let path = Self.display(file)
-                skip(UnreadableFile(path: path, error: CaptureError(imageFile: path, status: status)))
+                skip(
+                    UnreadableFile(
+                        path: path, error: CaptureError(imageFile: path, status: status, maxPixels: maxPixels)))
                 continue
             }
             defer { lv_image_destroy(image) }
@@ -203,7 +219,9 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
             let height = Int(lv_image_height(image))
             guard let pixels = lv_image_pixels(image), width > 0, height > 0 else {
                 let path = Self.display(file)
-                skip(UnreadableFile(path: path, error: CaptureError(imageFile: path, status: -EBADMSG)))
+                skip(
+                    UnreadableFile(
+                        path: path, error: CaptureError(imageFile: path, status: -EBADMSG, maxPixels: maxPixels)))
                 continue
             }
             let size = width * height

@@ -56,6 +56,9 @@ public final class RecordingSource: FrameSource, @unchecked Sendable {
     public let captureTimes: CaptureTimes
     /// How many buffers the source owns.
     public let bufferCount: Int
+    /// The most pixels a frame may have (the pixel budget images are read within): a recording of larger frames is
+    /// refused by ``start()`` from its header, before any buffer is allocated.
+    public let maxPixels: Int
     /// Whether the source ends after the last frame (it does unless it loops).
     public var isFinite: Bool { pacing != .recorded(loop: true) }
     /// The recording's frame format; valid once ``start()`` has returned.
@@ -108,12 +111,14 @@ public final class RecordingSource: FrameSource, @unchecked Sendable {
     ///   - pacing: how frames are paced. Default: ``Pacing/asFastAsPossible``.
     ///   - captureTimes: what the frames' capture times are. Default: ``CaptureTimes/recorded``.
     ///   - bufferCount: buffers to own, at least 1. Default: 4, as a V4L2 camera.
+    ///   - maxPixels: the pixel budget (``maxPixels``). Default: ``ImageFileSource/defaultMaxPixels``, 64 MP.
     ///   - logger: where the source logs.
     public init(
         path: String, pacing: Pacing = .asFastAsPossible, captureTimes: CaptureTimes = .recorded,
-        bufferCount: Int = 4, logger: Logger
+        bufferCount: Int = 4, maxPixels: Int = ImageFileSource.defaultMaxPixels, logger: Logger
     ) {
         precondition(bufferCount >= 1, "a recording source needs at least one buffer")
+        self.maxPixels = maxPixels
         name = path
         self.pacing = pacing
         self.captureTimes = captureTimes
@@ -190,7 +195,8 @@ public final class RecordingSource: FrameSource, @unchecked Sendable {
     /// Opens the recording, validates its header and allocates the buffers; a second start replays from the first
     /// frame again.
     ///
-    /// - Throws: see ``readHeader(path:)``.
+    /// - Throws: see ``readHeader(path:)``; ``CaptureError/Code/tooLarge`` when its frames have more pixels than
+    ///   ``maxPixels``.
     public func start() throws(CaptureError) {
         stop()
         let descriptor = try Self.openFile(name)
@@ -200,6 +206,15 @@ public final class RecordingSource: FrameSource, @unchecked Sendable {
         } catch {
             close(descriptor)
             throw error
+        }
+        let frame = parsed.header.format
+        // Both sides are at most RecordingFormat.maximumDimension, so the product cannot overflow.
+        guard frame.width * frame.height <= maxPixels else {
+            close(descriptor)
+            throw CaptureError(
+                .tooLarge, device: name,
+                message: "\(name): cannot replay the recording: its \(frame.width)x\(frame.height) frames have "
+                    + "\(frame.width * frame.height) pixels, more than the pixel budget of \(maxPixels)")
         }
         self.descriptor = descriptor
         fileSize = parsed.fileSize

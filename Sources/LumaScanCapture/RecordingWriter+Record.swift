@@ -53,8 +53,9 @@ extension RecordingWriter {
     /// exactly as the source delivered them (the first frame's format is the recording's), and stops the source.
     ///
     /// Recording ends at the source's end (``FrameSourceEnd``), at `options.frameLimit` frames, after
-    /// `options.duration`, or when `shouldStop` returns true (checked before every frame). On a failure the frames
-    /// written so far are kept and the recording is finished before the error is thrown.
+    /// `options.duration`, or when `shouldStop` returns true (checked before every frame). When the source fails or
+    /// changes format, the frames written so far are kept and the recording is finished before the error is thrown;
+    /// when the file cannot be written (a full disk), nothing is left at `path` (see ``RecordingWriter``).
     ///
     /// - Parameters:
     ///   - source: a camera, image files, any ``FrameSource``; not started.

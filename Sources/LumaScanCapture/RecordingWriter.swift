@@ -8,14 +8,21 @@ import Glibc
 /// Writes a recording (see ``RecordingFormat``): a header, then each frame appended with its metadata and its bytes
 /// exactly as captured.
 ///
+/// The file is written under a temporary name beside ``path`` (``temporaryPath``: `.NAME.partial-PID`) and renamed
+/// to ``path`` only by ``finish()``, so that ``path`` never holds a partial recording: a write that fails (a full
+/// disk) removes the temporary file, and so does a writer released without ``finish()``. A process killed while
+/// recording leaves its `.partial` file, which still replays (a reader reads frames to the end of the file).
+///
 /// The header is written when the writer is created, with the frame count unknown; ``finish()`` writes the count and
-/// the largest frame's size into it and closes the file. A recording that is never finished (the process was killed)
-/// still replays: a reader then reads frames to the end of the file.
+/// the largest frame's size into it, closes the file and renames it.
 ///
 /// Use a writer from one thread at a time. Appending allocates nothing: each frame is two `write` calls.
 public final class RecordingWriter {
-    /// The file being written.
+    /// The recording's path, which the file gets when ``finish()`` renames it.
     public let path: String
+    /// Where the file is written until ``finish()``: `.NAME.partial-PID` in ``path``'s folder (the same file system,
+    /// so that the rename is atomic).
+    public let temporaryPath: String
     /// The layout every frame must have.
     public let format: FrameFormat
     /// Frames appended so far.
@@ -30,8 +37,11 @@ public final class RecordingWriter {
     private var firstCaptureTime: MonotonicInstant?
     private var largestFrame = 0
     private let frameHeader: UnsafeMutableRawPointer
+    /// The write error that removed the file, which ``finish()`` reports again.
+    private var failure: CaptureError?
 
-    /// Creates (or truncates) the file at `path` and writes the header for frames of `format`.
+    /// Creates the temporary file for `path` (see ``temporaryPath``) and writes the header for frames of `format`;
+    /// `path` itself is replaced only by ``finish()``.
     ///
     /// - Throws: ``CaptureError``: ``CaptureError/Code/unsupportedFormat`` for a pixel format LumaScan cannot read or
     ///   a size outside 1...16384; the `open` or `write` error (naming the file) when the file cannot be written.
@@ -46,35 +56,49 @@ public final class RecordingWriter {
                     + "\(format.sizeImage)): a recording holds a pixel format LumaScan reads, 1...\(limit) pixels a side"
             )
         }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let temporaryPath = Self.temporaryPath(for: path)
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw RecordingIO.error(errno, path: path, call: "open", doing: "create") }
         self.path = path
+        self.temporaryPath = temporaryPath
         self.format = format
         self.logger = logger
         self.descriptor = descriptor
         frameHeader = .allocate(byteCount: RecordingFormat.frameHeaderSize, alignment: 8)
-        do throws(CaptureError) {
-            let header = RecordingHeader(format: format).encoded()
-            let result = header.withUnsafeBytes { bytes in
-                Result { () throws(CaptureError) in try writeAll(bytes) }
-            }
-            try result.get()
-        } catch {
-            close(descriptor)
-            self.descriptor = -1
-            throw error
+        let header = RecordingHeader(format: format).encoded()
+        let result = header.withUnsafeBytes { bytes in
+            Result { () throws(CaptureError) in try writeAll(bytes) }
         }
+        // On failure writeAll has removed the file, and deinit frees frameHeader.
+        try result.get()
         logger.debug("recording started", metadata: ["path": "\(path)", "format": "\(format)"])
     }
 
     deinit {
         if descriptor >= 0 {
             logger.warning(
-                "recording not finished; its frame count stays unknown",
+                "recording not finished; its temporary file is removed and nothing is written to its path",
                 metadata: ["path": "\(path)", "frames": "\(frameCount)"])
-            close(descriptor)
+            abandon()
         }
         frameHeader.deallocate()
+    }
+
+    /// `.NAME.partial-PID` beside `path`.
+    static func temporaryPath(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return "\(folder).\(name).partial-\(getpid())"
+    }
+
+    /// Closes and removes the temporary file without writing anything to ``path``; safe to call more than once, and
+    /// a no-op after ``finish()``. Appending afterwards is an error.
+    public func abandon() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(temporaryPath)
     }
 
     /// Appends a captured frame: its first `metadata.bytesUsed` bytes of `bytes`, its driver sequence, its driver
@@ -145,11 +169,14 @@ public final class RecordingWriter {
         largestFrame = max(largestFrame, bytes.count)
     }
 
-    /// Writes the frame count and the largest frame's size into the header and closes the file; safe to call more
-    /// than once.
+    /// Writes the frame count and the largest frame's size into the header, closes the file and renames it to
+    /// ``path``; safe to call more than once. When anything fails, the temporary file is removed and ``path`` is left
+    /// as it was.
     ///
-    /// - Throws: the `pwrite` or `close` error, naming the file.
+    /// - Throws: the `write`, `pwrite`, `close` or `rename` error, naming the file (a write error again when an
+    ///   earlier `append` failed).
     public func finish() throws(CaptureError) {
+        if let failure { throw failure }
         guard descriptor >= 0 else { return }
         let descriptor = self.descriptor
         self.descriptor = -1
@@ -162,9 +189,26 @@ public final class RecordingWriter {
         if written != fields.count {
             let error = written < 0 ? errno : EIO
             close(descriptor)
+            unlink(temporaryPath)
             throw RecordingIO.error(error, path: path, call: "pwrite", doing: "finish")
         }
-        if close(descriptor) != 0 { throw RecordingIO.error(errno, path: path, call: "close", doing: "finish") }
+        // fsync before the rename, so that after a crash the name never points at a file whose data is missing.
+        if fsync(descriptor) != 0 {
+            let error = errno
+            close(descriptor)
+            unlink(temporaryPath)
+            throw RecordingIO.error(error, path: path, call: "fsync", doing: "finish")
+        }
+        if close(descriptor) != 0 {
+            let error = errno
+            unlink(temporaryPath)
+            throw RecordingIO.error(error, path: path, call: "close", doing: "finish")
+        }
+        if rename(temporaryPath, path) != 0 {
+            let error = errno
+            unlink(temporaryPath)
+            throw RecordingIO.error(error, path: path, call: "rename", doing: "finish")
+        }
         logger.debug(
             "recording finished",
             metadata: ["path": "\(path)", "frames": "\(frameCount)", "bytes": "\(bytesWritten)"])
@@ -177,7 +221,12 @@ public final class RecordingWriter {
             let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw RecordingIO.error(errno, path: path, call: "write", doing: "write")
+                // A recording that cannot be written whole is not kept: a partial file would replay a few frames
+                // and then fail.
+                let error = RecordingIO.error(errno, path: path, call: "write", doing: "write")
+                failure = error
+                abandon()
+                throw error
             }
             offset += written
         }

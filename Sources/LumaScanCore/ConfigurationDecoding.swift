@@ -18,7 +18,7 @@ public enum ConfigurationKeys {
     /// The error for an unknown key at `path` (the key's own path): it names the closest known key when one is
     /// close, else lists the known keys. Every configuration type words unknown keys this way.
     public static func unknownKey(_ key: String, at path: String, known: [String]) -> LumaScanError {
-        var message = "\(path): unknown key '\(key)'"
+        var message = "\(ConfigurationSyntax.excerpt(path)): unknown key '\(ConfigurationSyntax.excerpt(key))'"
         if let suggestion = closest(to: key, in: known) {
             message += "; did you mean '\(suggestion)'?"
         } else {
@@ -32,12 +32,17 @@ public enum ConfigurationKeys {
     public static func closest(to key: String, in known: [String]) -> String? {
         func normal(_ text: String) -> [Character] { Array(text.lowercased().filter { $0 != "_" && $0 != "-" }) }
         let target = normal(key)
+        let limit = max(2, target.count / 3)
         var best: (key: String, distance: Int)?
         for candidate in known {
-            let distance = editDistance(target, normal(candidate))
+            let other = normal(candidate)
+            // The distance is at least the difference in length: a key far longer than every known one (a 1 MB key)
+            // is not compared character by character.
+            guard abs(target.count - other.count) <= limit else { continue }
+            let distance = editDistance(target, other)
             if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
         }
-        guard let best, best.distance <= max(2, target.count / 3) else { return nil }
+        guard let best, best.distance <= limit else { return nil }
         return best.key
     }
 
@@ -82,11 +87,16 @@ public enum ConfigurationPath {
             if let index = key.intValue, key.stringValue == "\(index)" || key.stringValue.hasPrefix("Index ") {
                 text += "[\(index)]"
             } else {
-                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+                let name = ConfigurationSyntax.excerpt(key.stringValue)
+                text += text.isEmpty ? name : "." + name
             }
         }
         return text.isEmpty ? "(root)" : text
     }
+
+    /// `text` in double quotes, as messages echo a bad value: at most ``ConfigurationSyntax/echoLimit`` characters of
+    /// it, so that a 50 MB value does not become a 50 MB message.
+    public static func quoted(_ text: some StringProtocol) -> String { "\"\(ConfigurationSyntax.excerpt(text))\"" }
 
     /// An ``LumaScanError/Code/invalidConfiguration`` error: `"path: problem"`.
     public static func error(_ codingPath: [any CodingKey], _ problem: String) -> LumaScanError {
@@ -127,5 +137,126 @@ extension LumaScanError {
         default:
             "\(type)".hasPrefix("Array") ? "an array" : (("\(type)".hasPrefix("Dictionary")) ? "an object" : "\(type)")
         }
+    }
+}
+
+// MARK: - Integers
+
+extension ConfigurationPath {
+    /// The largest magnitude an integer field takes from JSON: 2^53, the largest a JSON number holds exactly.
+    /// Fields have far smaller ranges of their own, checked after decoding.
+    public static let integerMagnitude = 9_007_199_254_740_992.0
+
+    /// `number` as an integer, or an error naming `path` and why it is not one: `0.5 is not a whole number` or
+    /// `1e+308 is too large for an integer`. `JSONDecoder` refuses both as "not valid JSON", without a path.
+    public static func integer(_ number: Double, at path: String) throws(LumaScanError) -> Int {
+        guard number.isFinite, abs(number) <= integerMagnitude else {
+            throw LumaScanError(
+                .invalidConfiguration, "\(path): \(number) is too large for an integer; this field takes a whole number"
+            )
+        }
+        guard number == number.rounded() else {
+            throw LumaScanError(
+                .invalidConfiguration, "\(path): \(number) is not a whole number; this field takes an integer")
+        }
+        return Int(number)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The integer at `key`, or `nil` when it is absent or null; a fraction, a number too large for an integer or
+    /// a value that is not a number is an error naming the key's JSON path.
+    public func decodeIntegerIfPresent(forKey key: Key) throws -> Int? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        let path = codingPath + [key]
+        let number: Double
+        do {
+            number = try decode(Double.self, forKey: key)
+        } catch {
+            throw ConfigurationPath.error(path, "expected an integer")
+        }
+        return try ConfigurationPath.integer(number, at: ConfigurationPath.string(path))
+    }
+
+    /// The integer at `key`; absent or null is an error naming the key's JSON path (see
+    /// ``decodeIntegerIfPresent(forKey:)``).
+    public func decodeInteger(forKey key: Key) throws -> Int {
+        guard let value = try decodeIntegerIfPresent(forKey: key) else {
+            throw ConfigurationPath.error(codingPath + [key], "missing required integer")
+        }
+        return value
+    }
+
+    /// The object of integers at `key` (`{"ean13": 13}`), or `nil` when it is absent or null; each member is checked
+    /// as ``decodeIntegerIfPresent(forKey:)`` checks one.
+    public func decodeIntegersIfPresent(forKey key: Key) throws -> [String: Int]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        let members = try nestedContainer(keyedBy: ConfigurationKeys.AnyKey.self, forKey: key)
+        var result: [String: Int] = [:]
+        for member in members.allKeys {
+            result[member.stringValue] = try members.decodeInteger(forKey: member)
+        }
+        return result
+    }
+}
+
+// MARK: - Identifiers
+
+extension ConfigurationPath {
+    /// Why `id` cannot name a plugin or recognizer, or `nil` when it can: it must not be empty, and must hold no
+    /// control character (a NUL would cut it short in C and in logs; a newline would split an event line).
+    public static func identifierProblem(_ id: String) -> String? {
+        if id.isEmpty { return "must not be empty" }
+        if let control = id.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            return "\(quoted(id.debugDescription.dropFirst().dropLast())) holds the control character U+"
+                + String(repeating: "0", count: max(0, 4 - code.count)) + code + "; an id must be printable"
+        }
+        return nil
+    }
+}
+
+/// Building path-naming validation errors on JSON paths written as text.
+public struct ConfigurationCheck: Sendable {
+    /// The JSON path of the object being checked, such as `viewPluginConfig.pluginConfig`.
+    public var path: String
+
+    /// A check of the object at `path` (empty for the document's root).
+    public init(path: String) { self.path = path }
+
+    /// The path of `key` in the object.
+    public func path(_ key: String) -> String { path.isEmpty || path == "(root)" ? key : "\(path).\(key)" }
+
+    /// An ``LumaScanError/Code/invalidConfiguration`` error: `"path.key: problem"`.
+    public func fail(_ key: String, _ problem: String) -> LumaScanError {
+        LumaScanError(.invalidConfiguration, "\(path(key)): \(problem)")
+    }
+
+    /// The check of the object at `key`.
+    public func nested(_ key: String) -> ConfigurationCheck { ConfigurationCheck(path: path(key)) }
+
+    /// Throws unless `value` lies in `range`, saying which end it passes: `"-1 s is below 0"`,
+    /// `"90000 s is above 86400 s"`.
+    public func check<T: Comparable>(
+        _ key: String, _ value: T, in range: ClosedRange<T>, unit: String = ""
+    ) throws(LumaScanError) {
+        if let double = value as? Double, !double.isFinite { throw fail(key, "\(double) is not a finite number") }
+        func text(_ number: T, unitless: Bool = false) -> String {
+            let digits = Self.text(number)
+            return unit.isEmpty || unitless ? digits : "\(digits) \(unit)"
+        }
+        let lower = range.lowerBound
+        if value < lower {
+            throw fail(key, "\(text(value)) is below \(text(lower, unitless: Self.text(lower) == "0"))")
+        }
+        if value > range.upperBound { throw fail(key, "\(text(value)) is above \(text(range.upperBound))") }
+    }
+
+    /// A number as messages print it: whole doubles without a fraction (`0`, not `0.0`).
+    public static func text(_ value: some Any) -> String {
+        if let double = value as? Double, double == double.rounded(), abs(double) < 1e15 {
+            return String(Int64(double))
+        }
+        return "\(value)"
     }
 }

@@ -106,23 +106,41 @@ public struct CutoutConfiguration: Hashable, Sendable, Codable {
         self.cropOffset = cropOffset
     }
 
-    /// Throws ``LumaScanError/Code/invalidConfiguration`` naming the first invalid value's JSON path.
+    /// The range of each `ratioFromSize` number; only their ratio counts, so any scale within it will do.
+    public static let ratioNumberRange = 0.001...100_000.0
+    /// The most elongated cutout: its width-to-height ratio lies within 1:`maximumAspect`...`maximumAspect`:1, so
+    /// that a cutout is never a sliver a recognizer would stretch into a huge working image.
+    public static let maximumAspect = 100.0
+    /// The range of `width`, `cropPadding` (in pixels, 0 upward) and of `offset` and `cropOffset` (either way):
+    /// no frame is larger, so a larger value can only push the cutout off the frame.
+    public static let pixelRange = 0...Rect.maximumConfiguredPixels
+
+    /// Throws ``LumaScanError/Code/invalidConfiguration`` naming the first invalid value's JSON path and its range:
+    /// `ratioFromSize` numbers within ``ratioNumberRange`` and their ratio within 1:100...100:1 (``maximumAspect``),
+    /// `width` and `cropPadding` within ``pixelRange``, `offset` and `cropOffset` within ± its upper bound,
+    /// `maxWidthPercent` and `maxHeightPercent` within 1...100%.
     public func validate() throws(LumaScanError) {
-        let path = Self.jsonPath
-        guard ratioFromSize.width > 0, ratioFromSize.width.isFinite else {
-            throw .invalidConfiguration("\(path).ratioFromSize.width: \(ratioFromSize.width) is not positive")
+        let check = ConfigurationCheck(path: Self.jsonPath)
+        let ratio = check.nested("ratioFromSize")
+        try ratio.check("width", ratioFromSize.width, in: Self.ratioNumberRange)
+        try ratio.check("height", ratioFromSize.height, in: Self.ratioNumberRange)
+        let aspect = ratioFromSize.width / ratioFromSize.height
+        guard aspect >= 1 / Self.maximumAspect, aspect <= Self.maximumAspect else {
+            throw ratio.fail(
+                "width",
+                "\(ConfigurationCheck.text(ratioFromSize.width)):\(ConfigurationCheck.text(ratioFromSize.height)) "
+                    + "is more elongated than 1:100 or 100:1")
         }
-        guard ratioFromSize.height > 0, ratioFromSize.height.isFinite else {
-            throw .invalidConfiguration("\(path).ratioFromSize.height: \(ratioFromSize.height) is not positive")
-        }
-        guard width >= 0 else { throw .invalidConfiguration("\(path).width: \(width) is negative") }
-        try Self.checkPercent(maxWidthPercent, at: "\(path).maxWidthPercent")
-        try Self.checkPercent(maxHeightPercent, at: "\(path).maxHeightPercent")
-        guard cropPadding.x >= 0 else {
-            throw .invalidConfiguration("\(path).cropPadding.x: \(cropPadding.x) is negative")
-        }
-        guard cropPadding.y >= 0 else {
-            throw .invalidConfiguration("\(path).cropPadding.y: \(cropPadding.y) is negative")
+        try check.check("width", width, in: Self.pixelRange, unit: "px")
+        try Self.checkPercent(maxWidthPercent, at: check.path("maxWidthPercent"))
+        try Self.checkPercent(maxHeightPercent, at: check.path("maxHeightPercent"))
+        let limit = Self.pixelRange.upperBound
+        for (key, value, range) in [
+            ("offset", offset, -limit...limit), ("cropPadding", cropPadding, Self.pixelRange),
+            ("cropOffset", cropOffset, -limit...limit),
+        ] {
+            try check.nested(key).check("x", value.x, in: range, unit: "px")
+            try check.nested(key).check("y", value.y, in: range, unit: "px")
         }
     }
 
@@ -251,10 +269,7 @@ extension CutoutConfiguration {
             ratioFromSize = try Ratio(nested, path: "\(path).ratioFromSize")
         }
         if let value = try container.decodeNumberIfPresent(Key.width.rawValue, path: path) {
-            guard value == value.rounded(), abs(value) < 1e9 else {
-                throw LumaScanError.invalidConfiguration("\(path).width: \(value) is not a whole number of pixels")
-            }
-            width = Int(value)
+            width = try ConfigurationPath.integer(value, at: "\(path).width")
         }
         if let value = try container.decodePercentIfPresent(Key.maxWidthPercent.rawValue, path: path) {
             maxWidthPercent = value
@@ -265,7 +280,8 @@ extension CutoutConfiguration {
         if let text = try container.decodeStringIfPresent(Key.alignment.rawValue, path: path) {
             guard let value = Alignment(rawValue: text) else {
                 let known = Alignment.allCases.map(\.rawValue).joined(separator: ", ")
-                throw LumaScanError.invalidConfiguration("\(path).alignment: \"\(text)\" is not one of \(known)")
+                throw LumaScanError.invalidConfiguration(
+                    "\(path).alignment: \(ConfigurationPath.quoted(text)) is not one of \(known)")
             }
             alignment = value
         }
@@ -329,11 +345,7 @@ extension CutoutConfiguration.Offset {
         var result = Self()
         for (key, target) in [(Key.x, \Self.x), (.y, \.y)] {
             guard let value = try container.decodeNumberIfPresent(key.rawValue, path: path) else { continue }
-            guard value == value.rounded(), abs(value) < 1e9 else {
-                throw LumaScanError.invalidConfiguration(
-                    "\(path).\(key.rawValue): \(value) is not a whole number of pixels")
-            }
-            result[keyPath: target] = Int(value)
+            result[keyPath: target] = try ConfigurationPath.integer(value, at: "\(path).\(key.rawValue)")
         }
         self = result
     }
@@ -411,7 +423,8 @@ extension KeyedDecodingContainer where Key == JSONKey {
         var digits = Substring(text.trimmingSpaces())
         if digits.hasSuffix("%") { digits = digits.dropLast() }
         guard let value = Double(digits.trimmingSpaces()), value.isFinite else {
-            throw LumaScanError.invalidConfiguration("\(path).\(key): \"\(text)\" is not a percentage such as \"75%\"")
+            throw LumaScanError.invalidConfiguration(
+                "\(path).\(key): \(ConfigurationPath.quoted(text)) is not a percentage such as \"75%\"")
         }
         return value
     }

@@ -34,6 +34,11 @@ public struct Size: Hashable, Sendable, Codable, CustomStringConvertible {
 
 /// An axis-aligned rectangle in whole pixels, with its origin at the top left.
 public struct Rect: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The largest coordinate or size a configuration may give in frame pixels (a region of interest, a cutout's
+    /// offsets and padding): four times the largest frame LumaScan captures or replays (16384 a side), so that any
+    /// value that validates is computed without overflow and a larger one could only lie off every frame.
+    public static let maximumConfiguredPixels = 65536
+
     /// Left edge.
     public var x: Int
     /// Top edge.

@@ -187,7 +187,7 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
         func fail(_ path: String, _ message: String) -> LumaScanError {
             LumaScanError(.invalidConfiguration, "\(root).\(path): \(message)")
         }
-        guard !id.isEmpty else { throw fail("id", "must not be empty") }
+        if let problem = ConfigurationPath.identifierProblem(id) { throw fail("id", problem) }
         guard !symbologies.isEmpty else { throw fail("symbologies", "enable at least one symbology") }
         for (index, symbology) in symbologies.enumerated() where symbologies[..<index].contains(symbology) {
             throw fail("symbologies[\(index)]", "\(symbology.rawValue) is listed twice")
@@ -266,7 +266,7 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
             symbologies = defaults.symbologies
         }
         func map(_ key: CodingKeys) throws -> [Symbology: Int]? {
-            guard let raw = try container.decodeIfPresent([String: Int].self, forKey: key) else { return nil }
+            guard let raw = try container.decodeIntegersIfPresent(forKey: key) else { return nil }
             var result: [Symbology: Int] = [:]
             for (name, value) in raw {
                 result[try Self.symbology(name, path: "\(path).\(key.rawValue).\(name)")] = value
@@ -283,11 +283,12 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
         if try container.contains(.scanDensity) && !container.decodeNil(forKey: .scanDensity) {
             let density = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .scanDensity)
             try density.rejectUnknownKeys(allowed: ["x", "y"], path: "\(path).scanDensity")
-            scanDensity = try container.decode(ScanDensity.self, forKey: .scanDensity)
+            scanDensity = ScanDensity(
+                x: try density.decodeInteger(forKey: AnyKey("x")), y: try density.decodeInteger(forKey: AnyKey("y")))
         } else {
             scanDensity = nil
         }
-        qrDownscale = try container.decodeIfPresent(Int.self, forKey: .qrDownscale)
+        qrDownscale = try container.decodeIntegerIfPresent(forKey: .qrDownscale)
         qrFinderPrefilter =
             try container.decodeIfPresent(Bool.self, forKey: .qrFinderPrefilter) ?? defaults.qrFinderPrefilter
         stillImage = try container.decodeIfPresent(Bool.self, forKey: .stillImage) ?? defaults.stillImage
@@ -315,7 +316,8 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
     private static func symbology(_ name: String, path: String) throws(LumaScanError) -> Symbology {
         guard let symbology = Symbology(rawValue: name) else {
             let known = Symbology.allCases.map(\.rawValue).joined(separator: ", ")
-            throw LumaScanError(.invalidConfiguration, "\(path): unknown symbology \"\(name)\" (known: \(known))")
+            throw LumaScanError(
+                .invalidConfiguration, "\(path): unknown symbology \(ConfigurationPath.quoted(name)) (known: \(known))")
         }
         return symbology
     }

@@ -69,28 +69,25 @@ public struct MeterConfiguration: Hashable, Sendable, Codable {
         try validate(path: Self.jsonPath)
     }
 
+    /// The range of ``minConfidence``, in percent.
+    public static let minConfidenceRange = 0...100
+    /// The range of ``maxNumDecimalDigits``: -1 keeps every digit, and a meter shows far fewer than 10.
+    public static let maxNumDecimalDigitsRange = -1...10
+    /// The range of ``consecutiveFrames``.
+    public static let consecutiveFramesRange = 1...1000
+
     func validate(path: String) throws(LumaScanError) {
-        if minConfidence < 0 {
-            throw LumaScanError(.invalidConfiguration, "\(path).minConfidence: \(minConfidence) is below 0")
-        }
-        if minConfidence > 100 {
-            throw LumaScanError(.invalidConfiguration, "\(path).minConfidence: \(minConfidence) is above 100")
-        }
-        if consecutiveFrames < 1 {
-            throw LumaScanError(
-                .invalidConfiguration, "\(path).consecutiveFrames: \(consecutiveFrames) is below 1")
-        }
-        if consecutiveFrames > 1000 {
-            throw LumaScanError(
-                .invalidConfiguration, "\(path).consecutiveFrames: \(consecutiveFrames) is above 1000")
-        }
+        let check = ConfigurationCheck(path: path)
+        try check.check("minConfidence", minConfidence, in: Self.minConfidenceRange)
+        try check.check("maxNumDecimalDigits", maxNumDecimalDigits, in: Self.maxNumDecimalDigitsRange)
+        try check.check("consecutiveFrames", consecutiveFrames, in: Self.consecutiveFramesRange)
         if let validationRegex {
             do {
                 _ = try Regex(validationRegex)
             } catch {
                 throw LumaScanError(
                     .invalidConfiguration,
-                    "\(path).validationRegex: \"\(validationRegex)\" is not a valid regular expression",
+                    "\(path).validationRegex: \(ConfigurationPath.quoted(validationRegex)) is not a valid regular expression",
                     underlying: RegexError(description: "\(error)"))
             }
         }
@@ -143,10 +140,7 @@ extension MeterConfiguration {
                 throw LumaScanError(
                     .invalidConfiguration, "\(path).\(key.rawValue): expected a number", underlying: error)
             }
-            guard value == value.rounded(), abs(value) < 1e9 else {
-                throw LumaScanError(.invalidConfiguration, "\(path).\(key.rawValue): \(value) is not a whole number")
-            }
-            return Int(value)
+            return try ConfigurationPath.integer(value, at: "\(path).\(key.rawValue)")
         }
         func string(_ key: Key) throws -> String? {
             guard let codingKey = try present(key) else { return nil }
@@ -161,7 +155,8 @@ extension MeterConfiguration {
             guard let mode = ScanMode(rawValue: text) else {
                 let knownModes = ScanMode.allCases.map(\.rawValue).joined(separator: ", ")
                 throw LumaScanError(
-                    .invalidConfiguration, "\(path).scanMode: \"\(text)\" is not one of \(knownModes)")
+                    .invalidConfiguration,
+                    "\(path).scanMode: \(ConfigurationPath.quoted(text)) is not one of \(knownModes)")
             }
             scanMode = mode
         }

@@ -12,7 +12,7 @@ public enum RegionOfInterest: Hashable, Sendable, Codable {
 
     /// The largest pixel coordinate or size a ``pixels(_:)`` region may give: 65536, four times the largest frame
     /// LumaScan captures or replays (16384 a side), so that any region that validates is computed without overflow.
-    public static let maximumPixels = 65536
+    public static let maximumPixels = Rect.maximumConfiguredPixels
 
     /// The region in pixels for a frame of `size`, clamped to the frame (possibly empty).
     public func rect(in size: Size) -> Rect {
@@ -88,7 +88,7 @@ public enum RegionOfInterest: Hashable, Sendable, Codable {
         try fields.rejectUnknownKeys(allowed: Field.allCases.map(\.rawValue), path: "\(path).\(kind.rawValue)")
         switch kind {
         case .pixels:
-            func int(_ field: Field) throws -> Int { try fields.decode(Int.self, forKey: AnyKey(field.rawValue)) }
+            func int(_ field: Field) throws -> Int { try fields.decodeInteger(forKey: AnyKey(field.rawValue)) }
             self = .pixels(Rect(x: try int(.x), y: try int(.y), width: try int(.width), height: try int(.height)))
         case .percent:
             func double(_ field: Field) throws -> Double {

@@ -71,7 +71,7 @@ struct RecordCommand: ParsableCommand {
         var options = RecordingOptions(frameLimit: frames, duration: duration.map { .nanoseconds(Int64($0 * 1e9)) })
         var describe: ((FrameMetadata) -> String?)?
         if let input {
-            let images = ImageFileSource(path: input, logger: logger)
+            let images = ImageFileSource(path: input, maxPixels: capture.maxPixels, logger: logger)
             source = images
             options.fps = capture.fps ?? 10
             options.repeatCount = repeatCount

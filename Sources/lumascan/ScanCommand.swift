@@ -64,6 +64,11 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         if device != nil && input != nil { throw ValidationError("--device and --input exclude each other") }
+        if input != nil, capture.format != nil || capture.size != nil {
+            // An input's frames keep the format and size they were stored with; silently ignoring the options would
+            // let a user believe they took effect.
+            throw ValidationError("--format and --size choose what a camera captures; they do not apply to --input")
+        }
         if realtime || loop, !(input.map(RecordingFormat.isRecording(at:)) ?? false) {
             throw ValidationError(
                 "--realtime and --loop replay a recording: give --input FILE.\(RecordingFormat.fileExtension)")
@@ -90,10 +95,11 @@ struct ScanCommand: ParsableCommand {
         let isRecording = input.map(RecordingFormat.isRecording(at:)) ?? false
         if let input, isRecording {
             let pacing: RecordingSource.Pacing = realtime ? .recorded(loop: loop) : .asFastAsPossible
-            source = RecordingSource(path: input, pacing: pacing, bufferCount: capture.buffers, logger: logger)
+            source = RecordingSource(
+                path: input, pacing: pacing, bufferCount: capture.buffers, maxPixels: capture.maxPixels, logger: logger)
         } else if let input {
             let images = ImageFileSource(
-                pathBytes: rawArgument(option: "--input", value: input), logger: logger,
+                pathBytes: rawArgument(option: "--input", value: input), maxPixels: capture.maxPixels, logger: logger,
                 onUnreadable: inputFailures.add)
             imageSource = images
             source = images

@@ -100,7 +100,7 @@ struct CaptureErrorTests {
             (ENOMEM, .other, "out of memory"), (EIO, .other, "read error"),
         ]
         for (errno, code, reason) in cases {
-            let error = CaptureError(imageFile: "scans/a.webp", status: -errno)
+            let error = CaptureError(imageFile: "scans/a.webp", status: -errno, maxPixels: 1 << 26)
             #expect(error.code == code, "\(CaptureError.errnoName(errno))")
             #expect(error.errno == errno)
             #expect(error.message.hasPrefix("scans/a.webp: cannot read the image: \(reason)"), "\(error.message)")

@@ -15,10 +15,10 @@ struct Decoded {
     var height = 0
     var pixels: [UInt8] = []
 
-    /// Decodes `bytes` with `lv_image_decode_grey`.
-    init(_ bytes: [UInt8]) {
+    /// Decodes `bytes` with `lv_image_decode_grey_within` and a budget of `maxPixels` (0: the default, 64 MP).
+    init(_ bytes: [UInt8], maxPixels: UInt64 = 0) {
         var image: OpaquePointer?
-        status = bytes.withUnsafeBytes { lv_image_decode_grey($0.baseAddress, $0.count, &image) }
+        status = bytes.withUnsafeBytes { lv_image_decode_grey_within($0.baseAddress, $0.count, maxPixels, &image) }
         defer { lv_image_destroy(image) }
         guard status == 0, let image else { return }
         width = Int(lv_image_width(image))
@@ -157,14 +157,19 @@ struct ImageFormatTests {
         #expect(Decoded(rle).status == -ENOTSUP)
     }
 
-    @Test("a header declaring 40000x40000 pixels is refused with -EFBIG at once, in every format that can declare it")
-    func oversized() throws {
-        let (side, width, height) = (40000, 16, 8)
+    @Test(
+        "a header declaring more pixels than the budget is refused with -EFBIG at once, in every format that can declare it",
+        arguments: [
+            (40000, 0), (8193, 0),  // the default budget, 64 MP (8192 x 8192)
+            (1000, 999_999),  // a budget of the caller's
+        ] as [(Int, UInt64)])
+    func oversized(side: Int, maxPixels: UInt64) throws {
+        let (width, height) = (16, 8)
         let grey = [UInt8](repeating: 128, count: width * height)
         var jpeg = JPEGFixtures.greyJPEG(grey, width: width, height: height)
         let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
         jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: Self.be16(side) + Self.be16(side))
-        let headers: [(String, [UInt8])] = [
+        var headers: [(String, [UInt8])] = [
             ("GIF", Self.oversizedGIF(side)),
             ("TIFF", Self.oversizedTIFF(side)),
             ("BMP", BMPFixtures.bmp(width: side, height: side, bitsPerPixel: 8, rows: [])),
@@ -172,9 +177,14 @@ struct ImageFormatTests {
             ("PNG", Self.resizedPNG(Self.png(grey, width: width, height: height), width: side, height: side)),
             ("JPEG", jpeg),
         ]
+        // A lossless WebP (VP8L) declares its sides in 14 bits, so up to 16384.
+        let webp = try Self.resizedWebP(
+            ImageEncoders.webp(rgb: [UInt8](repeating: 90, count: width * height * 3), width: width, height: height),
+            side: side)
+        headers += side <= 16384 ? [("WebP", webp)] : []
         for (name, bytes) in headers {
             let start = ContinuousClock.now
-            let status = Decoded(bytes).status
+            let status = Decoded(bytes, maxPixels: maxPixels).status
             let elapsed = ContinuousClock.now - start
             #expect(status == -EFBIG, "\(name)")
             // Allocating and decoding 1.6 gigapixels would take seconds; refusing from the header takes microseconds.
@@ -236,6 +246,17 @@ struct ImageFormatTests {
     }
 
     /// `png` with IHDR's width and height replaced and its CRC recomputed, so libpng accepts the header.
+    /// A lossless WebP with its VP8L header's sides (14 bits each, less one, from bit 8 of byte 21) set to `side`.
+    static func resizedWebP(_ webp: [UInt8], side: Int) throws -> [UInt8] {
+        try #require(webp.count > 25 && Array(webp[12..<16]) == Array("VP8L".utf8) && webp[20] == 0x2F)
+        var bytes = webp
+        let old = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[21 + $1]) << (8 * $1) }
+        let sides = UInt32(side - 1) | UInt32(side - 1) << 14
+        let word = old & 0xF000_0000 | sides
+        for index in 0..<4 { bytes[21 + index] = UInt8(truncatingIfNeeded: word >> (8 * index)) }
+        return bytes
+    }
+
     static func resizedPNG(_ png: [UInt8], width: Int, height: Int) -> [UInt8] {
         var patched = png
         let size = be16(width >> 16) + be16(width & 0xFFFF) + be16(height >> 16) + be16(height & 0xFFFF)

@@ -28,10 +28,10 @@ enum RecordingFixtures {
         return (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
     }
 
-    /// Writes `frames` of `format` to `path`, finished unless `finish` is false; returns each frame's byte offset.
+    /// Writes `frames` of `format` to `path` and finishes the recording; returns each frame's byte offset.
     @discardableResult
     static func write(
-        _ frames: [RecordedFrame], format: FrameFormat, to path: String, finish: Bool = true
+        _ frames: [RecordedFrame], format: FrameFormat, to path: String
     ) throws
         -> [Int]
     {
@@ -43,7 +43,7 @@ enum RecordingFixtures {
                 try writer.append($0, timestamp: frame.timestamp, sequence: frame.sequence, flags: frame.flags)
             }
         }
-        if finish { try writer.finish() }
+        try writer.finish()
         return offsets
     }
 
@@ -162,20 +162,72 @@ struct RecordingTests {
         #expect(frames.map(\.metadata.driverFlaggedError) == [false, false, false, true])
     }
 
-    @Test("a recording that was never finished replays to the end of its file")
+    @Test("the file of a recording never finished (the process was killed) replays to its end")
     func unfinished() throws {
         let path = RecordingFixtures.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let format = FrameFormat(pixelFormat: .grey, width: 3, height: 3)
         let frames = (0..<3).map {
             RecordedFrame(
                 bytes: [UInt8](repeating: UInt8($0), count: 9), timestamp: UInt64($0), sequence: UInt32($0), flags: [])
         }
-        try RecordingFixtures.write(frames, format: format, to: path, finish: false)
-        #expect(try RecordingSource.readHeader(path: path).frameCount == nil)
-        let (replayed, end) = try RecordingFixtures.replay(path)
+        let writer = try RecordingWriter(path: path, format: format, logger: quietLogger)
+        for frame in frames {
+            try frame.bytes.withUnsafeBytes {
+                try writer.append($0, timestamp: frame.timestamp, sequence: frame.sequence)
+            }
+        }
+        // A killed process leaves the temporary file as it stands now; nothing is at the recording's path yet.
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try RecordingSource.readHeader(path: writer.temporaryPath).frameCount == nil)
+        let (replayed, end) = try RecordingFixtures.replay(writer.temporaryPath)
         #expect(end is FrameSourceEnd)
         #expect(replayed.map(\.bytes) == frames.map(\.bytes))
+        writer.abandon()
+        #expect(!FileManager.default.fileExists(atPath: writer.temporaryPath))
+    }
+
+    @Test("a recording of frames over the pixel budget is refused from its header, before buffers are allocated")
+    func pixelBudget() throws {
+        let path = RecordingFixtures.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try RecordingFixtures.write([], format: FrameFormat(pixelFormat: .grey, width: 9000, height: 9000), to: path)
+        let source = RecordingSource(path: path, bufferCount: 1, logger: quietLogger)
+        #expect(source.maxPixels == 1 << 26)
+        do {
+            try source.start()
+            Issue.record("started a recording of 81 MP frames with a 64 MP budget")
+        } catch {
+            #expect(error.code == .tooLarge)
+            #expect(
+                error.message.contains("9000x9000 frames have 81000000 pixels, more than the pixel budget of 67108864"))
+        }
+        let larger = RecordingSource(path: path, bufferCount: 1, maxPixels: 81_000_000, logger: quietLogger)
+        try larger.start()
+        larger.stop()
+    }
+
+    @Test("a recording appears at its path only when finished, and a writer released unfinished leaves nothing")
+    func temporaryName() throws {
+        let path = RecordingFixtures.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let format = FrameFormat(pixelFormat: .grey, width: 2, height: 2)
+        try Data("an older recording".utf8).write(to: URL(fileURLWithPath: path))
+        var temporary = ""
+        do {
+            let writer = try RecordingWriter(path: path, format: format, logger: quietLogger)
+            temporary = writer.temporaryPath
+            try [UInt8](repeating: 7, count: 4).withUnsafeBytes { try writer.append($0, timestamp: 0, sequence: 0) }
+            #expect(temporary.hasPrefix(FileManager.default.temporaryDirectory.path))
+            #expect(FileManager.default.fileExists(atPath: temporary))
+        }
+        // Released without finish(): the temporary file is gone and the older file is untouched.
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("an older recording".utf8))
+
+        try RecordingFixtures.write(
+            [RecordedFrame(bytes: [1, 2, 3, 4], timestamp: 0, sequence: 0, flags: [])], format: format, to: path)
+        #expect(try RecordingSource.readHeader(path: path).frameCount == 1)
+        #expect(!FileManager.default.fileExists(atPath: temporary))
     }
 
     /// Three 100-byte GREY frames; returns the path and the frames' byte offsets.

@@ -255,7 +255,7 @@ struct CutoutConfigurationTests {
                 == true)
         #expect(
             message(#"{"cropPadding": {"x": -4, "y": 0}}"#)
-                == "viewPluginConfig.cutoutConfig.cropPadding.x: -4 is negative")
+                == "viewPluginConfig.cutoutConfig.cropPadding.x: -4 px is below 0")
         #expect(
             message(#"{"alignment": "middle"}"#)
                 == "viewPluginConfig.cutoutConfig.alignment: \"middle\" is not one of top, top_half, center, "
@@ -268,11 +268,54 @@ struct CutoutConfigurationTests {
                 == true)
         #expect(
             message(#"{"ratioFromSize": {"width": 0, "height": 4}}"#)
-                == "viewPluginConfig.cutoutConfig.ratioFromSize.width: 0.0 is not positive")
-        #expect(message(#"{"width": -5}"#) == "viewPluginConfig.cutoutConfig.width: -5 is negative")
+                == "viewPluginConfig.cutoutConfig.ratioFromSize.width: 0 is below 0.001")
+        #expect(message(#"{"width": -5}"#) == "viewPluginConfig.cutoutConfig.width: -5 px is below 0")
         #expect(
             message(#"{"offset": {"x": 1.5}}"#)
-                == "viewPluginConfig.cutoutConfig.offset.x: 1.5 is not a whole number of pixels")
+                == "viewPluginConfig.cutoutConfig.offset.x: 1.5 is not a whole number; this field takes an integer")
+    }
+
+    @Test(
+        "Every number has a range, checked at decode time with its path: the values that hung the meter reader fail",
+        arguments: [
+            (#"{"offset": {"x": 999999999}}"#, "offset.x: 999999999 px is above 65536 px"),
+            (#"{"offset": {"y": -999999999}}"#, "offset.y: -999999999 px is below -65536 px"),
+            (#"{"cropOffset": {"x": -70000}}"#, "cropOffset.x: -70000 px is below -65536 px"),
+            (#"{"cropPadding": {"y": 70000}}"#, "cropPadding.y: 70000 px is above 65536 px"),
+            (#"{"width": 1e300}"#, "width: 1e+300 is too large for an integer"),
+            (#"{"width": 100000}"#, "width: 100000 px is above 65536 px"),
+            (#"{"ratioFromSize": {"width": 1e-300, "height": 1}}"#, "ratioFromSize.width: 1e-300 is below 0.001"),
+            (#"{"ratioFromSize": {"width": 1, "height": 1e300}}"#, "ratioFromSize.height: 1e+300 is above 100000"),
+            (#"{"ratioFromSize": {"width": 1, "height": 101}}"#, "ratioFromSize.width: 1:101 is more elongated"),
+            (#"{"ratioFromSize": {"width": 2000, "height": 1}}"#, "ratioFromSize.width: 2000:1 is more elongated"),
+        ])
+    func ranges(json: String, expected: String) {
+        let got = message(json)
+        #expect(got?.hasPrefix("viewPluginConfig.cutoutConfig." + expected) == true, "got: \(got ?? "valid")")
+    }
+
+    @Test("Any valid cutout gives rectangles inside the frame, never larger than it, for any frame size")
+    func boundedGeometry() throws {
+        var random = SplitMix64(seed: 14)
+        func pixels(_ range: ClosedRange<Int>) -> Int { Int(random.next() % UInt64(range.count)) + range.lowerBound }
+        let limit = CutoutConfiguration.pixelRange.upperBound
+        for _ in 0..<2000 {
+            let aspect = pow(CutoutConfiguration.maximumAspect, Double(pixels(-1000...1000)) / 1000)
+            let configuration = CutoutConfiguration(
+                ratioFromSize: .init(width: aspect, height: 1), width: pixels(0...limit),
+                maxWidthPercent: Double(pixels(1...100)), maxHeightPercent: Double(pixels(1...100)),
+                alignment: CutoutConfiguration.Alignment.allCases[pixels(0...4)],
+                offset: .init(x: pixels(-limit...limit), y: pixels(-limit...limit)),
+                cropPadding: .init(x: pixels(0...limit), y: pixels(0...limit)),
+                cropOffset: .init(x: pixels(-limit...limit), y: pixels(-limit...limit)))
+            try configuration.validate()
+            let frame = Size(width: pixels(1...4000), height: pixels(1...3000))
+            let geometry = configuration.geometry(frameSize: frame)
+            let bounds = Rect(x: 0, y: 0, width: frame.width, height: frame.height)
+            for rect in [geometry.cutout, geometry.crop] {
+                #expect(!rect.isEmpty && rect.intersection(bounds) == rect, "\(geometry) from \(configuration)")
+            }
+        }
     }
 
     @Test("Nested in a larger document, errors name the document's path")
@@ -295,7 +338,8 @@ struct CutoutConfigurationTests {
     @Test("validate() checks a configuration made in code")
     func validateInCode() {
         #expect(
-            throws: LumaScanError(.invalidConfiguration, "viewPluginConfig.cutoutConfig.cropPadding.y: -1 is negative")
+            throws: LumaScanError(
+                .invalidConfiguration, "viewPluginConfig.cutoutConfig.cropPadding.y: -1 px is below 0")
         ) {
             try CutoutConfiguration(cropPadding: .init(x: 0, y: -1)).validate()
         }

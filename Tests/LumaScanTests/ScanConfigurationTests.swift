@@ -365,7 +365,46 @@ struct ScanConfigurationErrorTests {
         ErrorCase(
             name: "not JSON",
             json: "{cameraConfig: 1}",
-            message: "(root): "),
+            message: "(root): line 1, column 2 (byte 1): expected a key (a string) or '}', found 'c'"),
+        ErrorCase(
+            name: "a key given twice, the second one invalid",
+            json: #"{"viewPluginConfig": {"pluginConfig": {"scanTimeout":10,"scanTimeout":-1, "barcodeConfig": {}}}}"#,
+            message:
+                "viewPluginConfig.pluginConfig.scanTimeout: duplicate key at line 1, column 57 (byte 56); first given at "
+                + "line 1, column 40 (byte 39)"),
+        ErrorCase(
+            name: "a fraction in an integer field",
+            json: barcodeDocument(plugin: #""scanTimeout": 0.5"#),
+            message: "viewPluginConfig.pluginConfig.scanTimeout: 0.5 is not a whole number; this field takes an integer"
+        ),
+        ErrorCase(
+            name: "1e308 in an integer field",
+            json: barcodeDocument(root: #""cameraConfig": {"bufferCount": 1e308}"#),
+            message: "cameraConfig.bufferCount: 1e+308 is too large for an integer"),
+        ErrorCase(
+            name: "1e308 in an integer map",
+            json: #"{"viewPluginConfig": {"pluginConfig": {"barcodeConfig": {"minLength": {"ean13": 1e308}}}}}"#,
+            message: "viewPluginConfig.pluginConfig.barcodeConfig.minLength.ean13: 1e+308 is too large for an integer"),
+        ErrorCase(
+            name: "a fraction in a region of interest",
+            json: #"{"viewPluginConfig": {"pluginConfig": {"barcodeConfig": {"regionOfInterest": "#
+                + #"{"pixels": {"x": 0.5, "y": 0, "width": 1, "height": 1}}}}}}"#,
+            message: "viewPluginConfig.pluginConfig.barcodeConfig.regionOfInterest.pixels.x: 0.5 is not a whole number"),
+        ErrorCase(
+            name: "a NUL in the plugin id",
+            json: barcodeDocument(plugin: #""id": "till\u0000rm""#),
+            message: #"viewPluginConfig.pluginConfig.id: "till\0rm" holds the control character U+0000"#),
+        ErrorCase(
+            name: "a long bad value is echoed with at most 200 characters",
+            json: #"{"viewPluginConfig": {"pluginConfig": {"barcodeConfig": {"symbologies": [""#
+                + String(repeating: "x", count: 100_000) + #""]}}}}"#,
+            message: #"viewPluginConfig.pluginConfig.barcodeConfig.symbologies[0]: unknown symbology ""#
+                + String(repeating: "x", count: 200) + #"… (99800 more characters)" (known: "#),
+        ErrorCase(
+            name: "10,000-deep nesting",
+            json: barcodeDocument(
+                root: #""x": "# + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)),
+            message: "x[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"),
         ErrorCase(
             name: "plugin id that disagrees with the barcode configuration's",
             json: #"{"viewPluginConfig": {"pluginConfig": {"id": "a", "barcodeConfig": {"id": "b"}}}}"#,
@@ -523,6 +562,19 @@ struct ScanConfigurationErrorTests {
     func refused(_ example: ErrorCase) {
         let message = configurationError(example.json)
         #expect(message?.hasPrefix(example.message) == true, "got: \(message ?? "no error")")
+    }
+
+    @Test("a long unknown key or value is echoed with at most 200 characters of it")
+    func longEchoes() {
+        let key = String(repeating: "k", count: 5000)
+        for json in [
+            barcodeDocument(plugin: "\"\(key)\": 1"), barcodeDocument(plugin: "\"id\": \"\(key)\\n\""),
+            barcodeDocument(root: #""cameraConfig": {"captureResolution": "\#(key)"}"#),
+        ] {
+            let message = configurationError(json)
+            #expect(message?.contains(String(repeating: "k", count: 200) + "…") == true, "\(message ?? "valid")")
+            #expect((message?.count ?? 0) < 700, "\(message?.count ?? 0) characters")
+        }
     }
 
     @Test("validate() checks configurations built in Swift too")

@@ -99,9 +99,10 @@ struct ScanEngineTests {
         let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
         let delegate = RecordingDelegate()
         engine.delegate = delegate
+        let stream = engine.events
         let streamed = Task { () -> [ScanEvent] in
             var all: [ScanEvent] = []
-            for await event in engine.events { all.append(event) }
+            for await event in stream { all.append(event) }
             return all
         }
         #expect(throws: Never.self) { try engine.start() }
@@ -170,6 +171,28 @@ struct ScanEngineTests {
             statistics.eventsDelivered + statistics.eventsDropped == 204,
             "started, scanningStarted, 200 reports, scanningStopped, stopped")
         #expect(delegate.events.withLock { $0.last } == .stopped(.endOfInput))
+    }
+
+    @Test("events nobody reads are neither buffered nor counted as dropped; a reader that lags loses only the oldest")
+    func unreadEvents() async throws {
+        func run(readEvents: Bool) async throws -> ScanStatistics {
+            let source = SyntheticSource(images: flatImages([5]), frameCount: 300)
+            let engine = ScanEngine(
+                source: source, recognizers: [MeanLumaRecognizer()], options: .init(eventBufferCapacity: 16),
+                logger: testLogger)
+            let events = readEvents ? engine.events : nil
+            try engine.start()
+            await engine.finished()
+            withExtendedLifetime(events) {}
+            return engine.statistics
+        }
+        // started, scanningStarted, 300 reports, scanningStopped, stopped.
+        let unread = try await run(readEvents: false)
+        #expect(unread.eventsDelivered == 304)
+        #expect(unread.eventsDropped == 0, "nobody iterated: nothing was lost to anyone")
+        let lagging = try await run(readEvents: true)
+        #expect(lagging.eventsDelivered == 304)
+        #expect(lagging.eventsDropped == 304 - 16, "all but the newest 16 were pushed out of the reader's buffer")
     }
 
     @Test("gaps in the driver's sequence numbers are counted as frames the driver dropped")

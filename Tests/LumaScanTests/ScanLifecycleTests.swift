@@ -213,9 +213,10 @@ struct ScanLifecycleTests {
         let engine = ScanEngine(source: source, recognizers: [Locator()], logger: testLogger)
         let delegate = RecordingDelegate()
         engine.delegate = delegate
+        let stream = engine.events
         let streamed = Task { () -> [Detection] in
             var detections: [Detection] = []
-            for await event in engine.events {
+            for await event in stream {
                 if case .detection(let detection) = event { detections.append(detection) }
             }
             return detections

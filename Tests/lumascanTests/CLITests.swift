@@ -360,3 +360,45 @@ struct OutputFailureTests {
         #expect(!result.stderr.contains("cannot write"), "\(result.stderr)")
     }
 }
+
+/// Bad capture options are refused with what is wrong with them, before anything is opened.
+@Suite("lumascan capture options")
+struct CaptureOptionTests {
+    @Test(
+        "an out-of-range number is called out of range, with the valid range",
+        arguments: [
+            (["scan", "--fps", "-1"], "--fps: -1.0 is out of range; give a rate above 0 and at most 1000"),
+            (
+                ["record", "--device", "/dev/null", "--out", "/tmp/x.lsr", "--frames", "1", "--fps", "-5"],
+                "--fps: -5.0 is out of range"
+            ),
+            (
+                ["scan", "--size", "99999999999999x1"],
+                "--size: 99999999999999x1 is out of range; width and height must each be within 16...16384 pixels"
+            ),
+            (["scan", "--size", "640x-1"], "--size: '640x-1' is not WxH"),
+            (["scan", "--buffers", "-3"], "--buffers: -3 is outside 2...32"),
+        ])
+    func outOfRange(arguments: [String], expected: String) throws {
+        let result = try runLumaScan(arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"), "\(result.stderr)")
+    }
+
+    @Test("--format and --size with --input are refused: an input's frames keep their own format")
+    func formatWithInput() throws {
+        for option in [["--format", "H264"], ["--size", "640x480"]] {
+            let result = try runLumaScan(["scan", "--input", "/nonexistent.png"] + option)
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.contains("--format and --size choose what a camera captures"), "\(result.stderr)")
+        }
+    }
+
+    @Test("a node that is not a V4L2 device gets LumaScan's one message, without libv4l2's lines before it")
+    func notAV4L2Device() throws {
+        let result = try runLumaScan(["scan", "--device", "/dev/null", "--max-frames", "1"])
+        #expect(result.status != 0)
+        #expect(result.stderr == "lumascan: /dev/null: not a V4L2 device (open failed: ENOTTY)\n", "\(result.stderr)")
+    }
+}

@@ -132,5 +132,6 @@ struct ConfigInputTests {
         #expect(folder.status == 2 && folder.stderr.contains("Is a directory"), "\(folder.stderr)")
         let empty = try runLumaScan(["config", "validate", "/dev/null"])
         #expect(empty.status == 1 && !empty.stderr.contains("permission"), "\(empty.stderr)")
+        #expect(empty.stderr.contains("/dev/null: (root): the document is empty; expected a JSON object"))
     }
 }

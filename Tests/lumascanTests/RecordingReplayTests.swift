@@ -220,6 +220,27 @@ struct RecordingReplayTests {
         }
     }
 
+    @Test("a recording that cannot be written whole exits 1 and leaves no file, partial or temporary")
+    func failedWrite() throws {
+        let folder = try ReplayScenes.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = ReplayScenes.recordingPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // A file-size limit of 256 KiB fails the write that crosses it (EFBIG, with SIGXFSZ ignored), as a full disk
+        // fails it with ENOSPC; 40 frames of 120,000 bytes need 4.8 MB.
+        let limit = ["/bin/bash", "-c", #"trap "" XFSZ; ulimit -f 256; exec "$0" "$@""#]
+        let record = try runLumaScan(
+            ["record", "--input", folder.path, "--repeat", "10", "--out", path], wrapper: limit)
+        #expect(record.status == 1, "stderr: \(record.stderr)")
+        #expect(record.stderr.contains("write failed"), "\(record.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let folderOfPath = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folderOfPath).filter {
+            $0.hasPrefix("." + URL(fileURLWithPath: path).lastPathComponent)
+        }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     @Test("a truncated recording: reports of the frames before the damage, then exit 1 naming the file and offset")
     func truncatedRecording() throws {
         let folder = try ReplayScenes.folder()

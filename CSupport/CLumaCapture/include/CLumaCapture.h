@@ -20,7 +20,8 @@ extern "C" {
 
 // MARK: - System calls
 
-/// Opens a V4L2 device node through libv4l2 (`v4l2_open`). Returns the descriptor, or -errno.
+/// Opens a V4L2 device node through libv4l2 (`open(2)`, `VIDIOC_QUERYCAP`, `v4l2_fd_open`). Returns the descriptor,
+/// or -errno: -ENOTTY, without a word from libv4l2 on stderr, when the node is not a V4L2 device.
 int lc_open(const char *path, int flags);
 
 /// Closes a descriptor opened with `lc_open` (`v4l2_close`). Returns 0 or -errno.

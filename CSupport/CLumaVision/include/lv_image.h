@@ -17,8 +17,9 @@
 //   -ENOTSUP      a format LumaScan reads, in a variant it does not: an RLE-compressed BMP, an animated WebP, a TIFF
 //                 compression or photometric interpretation libtiff lacks
 //   -EBADMSG      the image is truncated or corrupt
-//   -EFBIG        the header declares more than 2^30 pixels, the most LumaScan decodes (refused before any pixel
-//                 memory is allocated)
+//   -EFBIG        the header declares more pixels than the caller's budget (`max_pixels`: 0 for
+//                 LV_IMAGE_DEFAULT_MAX_PIXELS, 64 MP; never more than LV_IMAGE_MAX_PIXELS_LIMIT, 2^30), refused before
+//                 any pixel memory is allocated
 //   -EIO          reading the file failed (an I/O error), or writing a PNG failed
 //   -ENOSPC       a caller's buffer is too small
 //   -ENOMEM       memory ran out
@@ -30,19 +31,32 @@
 extern "C" {
 #endif
 
+/// The pixel budget a `max_pixels` of 0 stands for: 64 MP (2^26, 8192 x 8192), about 64 MB of grey and 256 MB of
+/// RGBA working memory at most, far above any camera or scan.
+#define LV_IMAGE_DEFAULT_MAX_PIXELS 67108864
+/// The largest budget a caller may give (larger ones are lowered to it): 2^30, OpenCV's CV_IO_MAX_IMAGE_PIXELS.
+#define LV_IMAGE_MAX_PIXELS_LIMIT 1073741824
+
 /// A decoded 8-bit grey image owned by the shim, with rows of exactly `width` bytes.
 typedef struct lv_image lv_image;
 
 /// Reads an image file as 8-bit grey: PNG, JPEG (applying its EXIF orientation), WebP (lossy and lossless), TIFF
 /// (the first page, any photometric interpretation), GIF (the first frame), PGM/PPM/PBM (binary or ASCII) and
 /// uncompressed BMP, recognised by their content, not their name. 16-bit and colour files are converted (BT.601
-/// weights), alpha is ignored. On success stores a new image in `*out` (free it with `lv_image_destroy`); on failure
-/// returns one of the codes above (-ENOENT, -EACCES, -EISDIR, -EINVAL, -EMEDIUMTYPE, -ENOTSUP, -EBADMSG, -EFBIG, -EIO,
-/// -ENOMEM) and leaves `*out` NULL.
+/// weights), alpha is ignored. An image whose header declares more than `max_pixels` pixels (0: the default budget)
+/// is refused with -EFBIG before its pixels are allocated. On success stores a new image in `*out` (free it with
+/// `lv_image_destroy`); on failure returns one of the codes above (-ENOENT, -EACCES, -EISDIR, -EINVAL, -EMEDIUMTYPE,
+/// -ENOTSUP, -EBADMSG, -EFBIG, -EIO, -ENOMEM) and leaves `*out` NULL.
+int lv_image_read_grey_within(const char *path, uint64_t max_pixels, lv_image **out);
+
+/// `lv_image_read_grey_within` with the default budget (LV_IMAGE_DEFAULT_MAX_PIXELS).
 int lv_image_read_grey(const char *path, lv_image **out);
 
-/// Decodes an encoded image held in memory (`bytes`, `length`) as 8-bit grey, like `lv_image_read_grey`: 0, -EINVAL
-/// (no bytes), -EMEDIUMTYPE, -ENOTSUP, -EBADMSG, -EFBIG or -ENOMEM.
+/// Decodes an encoded image held in memory (`bytes`, `length`) as 8-bit grey, like `lv_image_read_grey_within`: 0, -EINVAL
+/// (no bytes), -EMEDIUMTYPE, -ENOTSUP, -EBADMSG, -EFBIG (over `max_pixels`, 0 for the default) or -ENOMEM.
+int lv_image_decode_grey_within(const void *bytes, size_t length, uint64_t max_pixels, lv_image **out);
+
+/// `lv_image_decode_grey_within` with the default budget (LV_IMAGE_DEFAULT_MAX_PIXELS).
 int lv_image_decode_grey(const void *bytes, size_t length, lv_image **out);
 
 /// The image's width in pixels.

@@ -67,7 +67,9 @@ public struct CameraConfig: Hashable, Sendable, Codable {
     func validate(_ check: ConfigurationCheck) throws(LumaScanError) {
         guard isAutomaticDevice || device.hasPrefix("/") else {
             throw check.fail(
-                "device", "\"\(device)\" is neither \"auto\" nor an absolute device path such as /dev/video0")
+                "device",
+                "\(ConfigurationPath.quoted(device)) is neither \"auto\" nor an absolute device path such as /dev/video0"
+            )
         }
         let size = captureResolution.size
         try check.nested("captureResolution").check("width", size.width, in: CaptureResolution.sideRange, unit: "px")
@@ -101,7 +103,7 @@ public struct CameraConfig: Hashable, Sendable, Codable {
             guard let resolution = CaptureResolution(text) else {
                 throw ConfigurationPath.error(
                     container.path("captureResolution"),
-                    "\"\(text)\" is not 480p, 720p, 1080p or WxH (such as 1280x720)")
+                    "\(ConfigurationPath.quoted(text)) is not 480p, 720p, 1080p or WxH (such as 1280x720)")
             }
             captureResolution = resolution
         } else {
@@ -109,14 +111,15 @@ public struct CameraConfig: Hashable, Sendable, Codable {
         }
         if let text: String = try container.optional("pixelFormat") {
             guard let format = PixelFormat(text) else {
-                throw ConfigurationPath.error(container.path("pixelFormat"), "\"\(text)\" is not a four-character code")
+                throw ConfigurationPath.error(
+                    container.path("pixelFormat"), "\(ConfigurationPath.quoted(text)) is not a four-character code")
             }
             if !format.isSupported,
                 let match = PixelFormat.supported.first(where: { $0.description == text.uppercased() })
             {
                 throw ConfigurationPath.error(
                     container.path("pixelFormat"),
-                    "\"\(text)\" is not a format LumaScan reads; did you mean \"\(match)\"?")
+                    "\(ConfigurationPath.quoted(text)) is not a format LumaScan reads; did you mean \"\(match)\"?")
             }
             pixelFormat = format
         } else {

@@ -14,6 +14,22 @@ extension KeyedDecodingContainer where Key == ConfigKey {
         try decodeIfPresent(T.self, forKey: ConfigKey(stringValue: key))
     }
 
+    /// The integer at `key`, or `fallback` when the key is absent or null; a fraction or a number too large for an
+    /// integer is an error naming the key's path (JSONDecoder would call it "not valid JSON", without a path).
+    func value(_ key: String, default fallback: Int) throws -> Int {
+        try decodeIntegerIfPresent(forKey: ConfigKey(stringValue: key)) ?? fallback
+    }
+
+    /// The integer at `key`, or `nil` when the key is absent or null; checked as the integer `value(_:default:)` is.
+    func optional(_ key: String) throws -> Int? {
+        try decodeIntegerIfPresent(forKey: ConfigKey(stringValue: key))
+    }
+
+    /// The object of integers at `key`, or `fallback` when the key is absent or null.
+    func value(_ key: String, default fallback: [String: Int]) throws -> [String: Int] {
+        try decodeIntegersIfPresent(forKey: ConfigKey(stringValue: key)) ?? fallback
+    }
+
     /// Whether `key` is present with a value other than null.
     func has(_ key: String) throws -> Bool {
         let codingKey = ConfigKey(stringValue: key)
@@ -29,7 +45,7 @@ extension KeyedDecodingContainer where Key == ConfigKey {
         guard let text = try decodeIfPresent(String.self, forKey: ConfigKey(stringValue: key)) else { return fallback }
         if let match = cases.first(where: { spelling($0) == text }) { return match }
         let names = cases.map(spelling)
-        var problem = "\"\(text)\" is not one of \(names.joined(separator: ", "))"
+        var problem = "\(ConfigurationPath.quoted(text)) is not one of \(names.joined(separator: ", "))"
         if let suggestion = ConfigurationKeys.closest(to: text, in: names) {
             problem += "; did you mean \"\(suggestion)\"?"
         }
@@ -97,46 +113,5 @@ enum ConfigurationRebase {
         } catch {
             throw rebase(error, to: path, prefixes: [standaloneRoot])
         }
-    }
-}
-
-/// Building path-naming validation errors on JSON paths written as text.
-struct ConfigurationCheck {
-    /// The JSON path of the object being checked, such as `viewPluginConfig.pluginConfig`.
-    var path: String
-
-    /// The path of `key` in the object.
-    func path(_ key: String) -> String { path.isEmpty || path == "(root)" ? key : "\(path).\(key)" }
-
-    /// An ``LumaScanError/Code/invalidConfiguration`` error: `"path.key: problem"`.
-    func fail(_ key: String, _ problem: String) -> LumaScanError {
-        LumaScanError(.invalidConfiguration, "\(path(key)): \(problem)")
-    }
-
-    /// The check of the object at `key`.
-    func nested(_ key: String) -> ConfigurationCheck { ConfigurationCheck(path: path(key)) }
-
-    /// Throws unless `value` lies in `range`, saying which end it passes: `"-1 s is below 0"`,
-    /// `"90000 s is above 86400 s"`.
-    func check<T: Comparable>(
-        _ key: String, _ value: T, in range: ClosedRange<T>, unit: String = ""
-    ) throws(LumaScanError) {
-        func text(_ number: T, unitless: Bool = false) -> String {
-            let digits = Self.text(number)
-            return unit.isEmpty || unitless ? digits : "\(digits) \(unit)"
-        }
-        let lower = range.lowerBound
-        if value < lower {
-            throw fail(key, "\(text(value)) is below \(text(lower, unitless: Self.text(lower) == "0"))")
-        }
-        if value > range.upperBound { throw fail(key, "\(text(value)) is above \(text(range.upperBound))") }
-    }
-
-    /// A number as messages print it: whole doubles without a fraction (`0`, not `0.0`).
-    static func text(_ value: some Any) -> String {
-        if let double = value as? Double, double == double.rounded(), abs(double) < 1e15 {
-            return String(Int64(double))
-        }
-        return "\(value)"
     }
 }

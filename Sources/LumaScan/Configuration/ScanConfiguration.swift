@@ -118,6 +118,8 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
 
     /// Decodes a JSON document given as UTF-8 bytes and validates it; see ``decode(json:)``.
     public static func decode(data: Data) throws(LumaScanError) -> ScanConfiguration {
+        // JSONDecoder locates no syntax error and accepts duplicate keys; the strict scan does both first.
+        try ConfigurationSyntax.check([UInt8](data))
         let configuration: ScanConfiguration
         do {
             configuration = try JSONDecoder().decode(ScanConfiguration.self, from: data)

@@ -212,7 +212,7 @@ public struct PluginConfig: Hashable, Sendable, Codable {
     // MARK: Validation
 
     func validate(_ check: ConfigurationCheck) throws(LumaScanError) {
-        guard !id.isEmpty else { throw check.fail("id", "must not be empty") }
+        if let problem = ConfigurationPath.identifierProblem(id) { throw check.fail("id", problem) }
         try check.check("startScanDelay", startScanDelay, in: 0...60_000, unit: "ms")
         try check.check("scanTimeout", scanTimeout, in: 0...86_400, unit: "s")
         let path = check.path(recognizer.jsonKey)
@@ -288,7 +288,8 @@ public struct PluginConfig: Hashable, Sendable, Codable {
         if let id, !id.isEmpty, ownIDGiven, let own = recognizer.ownID, own != id {
             throw ConfigurationPath.error(
                 container.path(kind.jsonKey) + [ConfigKey(stringValue: "id")],
-                "\"\(own)\" differs from pluginConfig.id \"\(id)\"; leave it out: the plugin's id names its recognizer")
+                "\(ConfigurationPath.quoted(own)) differs from pluginConfig.id \(ConfigurationPath.quoted(id)); leave it out: the plugin's id names its recognizer"
+            )
         }
         self.init(
             id: id ?? (ownIDGiven ? recognizer.ownID : nil) ?? kind.rawValue,
@@ -422,7 +423,7 @@ public struct ViewPluginCompositeConfig: Hashable, Sendable, Codable {
     }
 
     func validate(_ check: ConfigurationCheck) throws(LumaScanError) {
-        guard !id.isEmpty else { throw check.fail("id", "must not be empty") }
+        if let problem = ConfigurationPath.identifierProblem(id) { throw check.fail("id", problem) }
         guard let first = viewPlugins.first else { throw check.fail("viewPlugins", "list at least one view plugin") }
         for (index, member) in viewPlugins.enumerated() {
             let memberCheck = Self.memberCheck(check, index)
@@ -432,7 +433,7 @@ public struct ViewPluginCompositeConfig: Hashable, Sendable, Codable {
             if let earlier = viewPlugins[..<index].firstIndex(where: { $0.pluginConfig.id == member.pluginConfig.id }) {
                 throw plugin.fail(
                     "id",
-                    "\"\(member.pluginConfig.id)\" is also the id of viewPlugins[\(earlier)]; the members of a "
+                    "\(ConfigurationPath.quoted(member.pluginConfig.id)) is also the id of viewPlugins[\(earlier)]; the members of a "
                         + "composite need distinct ids (their reports carry them)")
             }
             guard index > 0 else { continue }
