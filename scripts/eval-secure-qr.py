@@ -28,7 +28,7 @@ Each scene has one expected state, by construction:
 - UNREADABLE: a scene without a code.
 
 TOO_SMALL and BLURRY scenes count towards their targets only when the code is decodable at full resolution: zbarimg
-or OpenCV's QR decoder (independent readers) decodes the scene's middle frame, as delivered (after JPEG). The others
+or ZXingReader (the readers' own tools) decodes the scene's middle frame, as delivered (after JPEG). The others
 are listed as "not decodable" apart.
 
 A scene's outcome is its COMPLETED_RESULT's state when it completes, else the most frequent state of its IN_PROGRESS
@@ -336,15 +336,16 @@ def make_scene(rng, expected, lumascan, work, index):
 
 
 def decodable(work, jpeg):
-    """Whether an independent reader decodes the frame at full resolution: zbarimg, else OpenCV's QR decoder."""
+    """Whether a reader of its own decodes the frame at full resolution: zbarimg, else ZXing-C++'s ZXingReader (the
+    Debian tools, as a user would run them; not LumaScan's reading)."""
     path = os.path.join(work, "middle.jpg")
     with open(path, "wb") as f:
         f.write(jpeg)
     run = subprocess.run(["zbarimg", "-q", "--raw", "-Sdisable", "-Sqrcode.enable", path], capture_output=True)
     if run.returncode == 0 and run.stdout.strip():
         return True
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imread(path, cv2.IMREAD_GRAYSCALE))
-    return bool(text)
+    run = subprocess.run(["ZXingReader", "-format", "QRCode", path], capture_output=True, text=True)
+    return run.returncode == 0 and "Text:" in run.stdout
 
 
 def scan(lumascan, config, recording):
@@ -382,9 +383,9 @@ def main():
     parser.add_argument("--keep", help="keep the recordings and configurations in this folder")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    for tool in ("qrencode", "zbarimg"):
+    for tool in ("qrencode", "zbarimg", "ZXingReader"):
         if not shutil.which(tool):
-            sys.exit(f"eval-secure-qr: {tool} is missing (apt-get install qrencode zbar-tools)")
+            sys.exit(f"eval-secure-qr: {tool} is missing (apt-get install qrencode zbar-tools zxing-cpp-tools)")
     rng = np.random.default_rng(args.seed)
     work = args.keep or tempfile.mkdtemp(prefix="eval-secure-qr-")
     os.makedirs(work, exist_ok=True)
