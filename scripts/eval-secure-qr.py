@@ -8,9 +8,10 @@ generate` (the issuer's secure codes, standard and hybrid, and codes without a s
 
 - the scene: textured paper, product print (gradients, shapes, text) or a wooden desk, with the code on a white
   label, in reflectance units;
-- the pose: a 3D rotation (tilt up to 30 degrees, any roll) and a pinhole projection (focal length 1.2 x the frame
-  width), a pixel or so of hand shake and a little scale change from frame to frame;
-- the light: a linear illumination gradient, vignetting (cos^4-like falloff) and an exposure level;
+- the pose: a 3D rotation (tilt up to 30 degrees, any roll; hybrid labels within 20 degrees of level) and a pinhole
+  projection (focal length 1.2 x the frame width), the whole label inside the frame, a pixel or so of hand shake
+  and a little scale change from frame to frame;
+- the light: a linear illumination gradient, vignetting (a radial falloff) and an exposure level;
 - the optics: Gaussian blur (defocus) or motion blur (a line kernel at any angle), on the linear image;
 - the sensor: shot noise (Poisson, a full well of 150-600 electrons at white) and read noise (1-3 levels), a gamma of
   1/1.8-1/2.4, 8 bits, then JPEG at quality 60-90 (MJPG, as USB cameras send it);
@@ -146,9 +147,10 @@ def background(rng, w, h):
     return np.clip(scene, 0.02, 0.98).astype(np.float32), kind
 
 
-def pose(rng, max_tilt):
-    """A rotation: any roll, then a tilt of up to `max_tilt` degrees about a random in-plane axis."""
-    roll = rng.uniform(0, 2 * math.pi)
+def pose(rng, max_tilt, max_roll=180):
+    """A rotation: a roll of up to `max_roll` degrees either way, then a tilt of up to `max_tilt` degrees about a
+    random in-plane axis."""
+    roll = math.radians(rng.uniform(-max_roll, max_roll))
     tilt = math.radians(rng.uniform(0, max_tilt))
     axis = rng.uniform(0, 2 * math.pi)
     rz = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0], [0, 0, 1]])
@@ -228,8 +230,8 @@ def plan(rng, expected, w, h, print_modules):
     """How the code is shot for a scene of `expected` state: module size, blur and tilt. `print_modules` is the
     print's size in modules (quiet zone and a hybrid code's fingerprint zone included)."""
     p = {"blur": "gaussian", "sigma": rng.uniform(0.3, 0.55), "tilt": 30.0}
-    # The whole print inside the frame, with room for the tilt.
-    max_module = 0.8 * min(w / print_modules[0], h / print_modules[1])
+    # The whole print inside the frame, with room for the roll and the tilt.
+    max_module = 0.6 * min(w / print_modules[0], h / print_modules[1])
     if expected == "OK":
         p["modulePx"] = CELLS_PER_MODULE * rng.uniform(2.6, min(5.0, max_module / CELLS_PER_MODULE))
         p["sigma"] = min(p["sigma"], 0.06 * p["modulePx"])  # at most a quarter of a cell
@@ -247,7 +249,7 @@ def plan(rng, expected, w, h, print_modules):
             p["motion"] = cell * rng.uniform(2, 3.5)
             p["motionAngle"] = rng.uniform(0, math.pi)
     elif expected == "NOT_PROPRIETARY":
-        p["modulePx"] = rng.uniform(5, 14)
+        p["modulePx"] = rng.uniform(5, min(14, max_module))
     elif expected == "NO_AUTH":
         p["modulePx"] = rng.uniform(10, min(16, max_module))
     elif expected == "FP_NOT_IN_FRAME":
@@ -273,6 +275,8 @@ def make_scene(rng, expected, lumascan, work, index):
     payload = ISSUER + f"S{index:05d}"
     if expected in ("OK", "TOO_SMALL", "BLURRY"):
         hybrid = bool(rng.random() < 0.3)
+        if hybrid and expected != "TOO_SMALL":
+            w, h = SIZES[1]  # the wide hybrid label at 2.6-5 px per cell needs a 1080p frame
         code, description = generated_code(lumascan, work, payload, 1000 + index, hybrid=hybrid)
         modules, origin = modules_of(description)
     elif expected == "FP_NOT_IN_FRAME":
@@ -300,7 +304,8 @@ def make_scene(rng, expected, lumascan, work, index):
                 "modulePx": 8}, w, h)
             jpegs.append(lsrec.encode_jpeg(frame, p["quality"]))
         return jpegs, hybrid, p, kind, w, h, jpegs[len(jpegs) // 2]
-    rotation = pose(rng, p["tilt"])
+    # A hybrid label (twice as wide as tall) is held roughly level, as it is printed.
+    rotation = pose(rng, p["tilt"], 20 if hybrid else 180)
     scale = p["modulePx"] / PRINT_MODULE_PX
     ch, cw = code.shape
     # The QR code's centre in print pixels relative to the print's centre (a hybrid print holds the zone beside it).
@@ -320,7 +325,9 @@ def make_scene(rng, expected, lumascan, work, index):
         spots = at_origin(corners) - at_origin([qr_centre_print])[0]
         low = -spots.min(axis=0) + 3
         high = np.array([w, h]) + -spots.max(axis=0) - 3
-        qr_x, qr_y = [rng.uniform(a, b) if b > a else (a + b) / 2 for a, b in zip(low, high)]
+        if np.any(high <= low):
+            sys.exit(f"eval-secure-qr: scene {index}: the print does not fit the frame ({p['modulePx']:.1f} px/module)")
+        qr_x, qr_y = [rng.uniform(a, b) for a, b in zip(low, high)]
     for i in range(p["frames"]):
         shake = rng.normal(0, 0.8, 2)
         zoom = 1 + rng.normal(0, 0.005)
