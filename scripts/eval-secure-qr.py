@@ -229,7 +229,7 @@ def render(rng, scene, code, project, params, w, h):
 def plan(rng, expected, w, h, print_modules):
     """How the code is shot for a scene of `expected` state: module size, blur and tilt. `print_modules` is the
     print's size in modules (quiet zone and a hybrid code's fingerprint zone included)."""
-    p = {"blur": "gaussian", "sigma": rng.uniform(0.3, 0.55), "tilt": 30.0}
+    p = {"blur": "gaussian", "sigma": rng.uniform(0.3, 0.55), "tilt": 30.0, "modulePx": 8.0}
     # The whole print inside the frame, with room for the roll and the tilt.
     max_module = 0.6 * min(w / print_modules[0], h / print_modules[1])
     if expected == "OK":
@@ -300,8 +300,7 @@ def make_scene(rng, expected, lumascan, work, index):
     middle = None
     if code is None:
         for i in range(p["frames"]):
-            frame = render(rng, scene, np.ones((4, 4), np.float32), lambda q: np.asarray(q) * 0 - 100, p | {
-                "modulePx": 8}, w, h)
+            frame = render(rng, scene, np.ones((4, 4), np.float32), lambda q: np.asarray(q) * 0 - 100, p, w, h)
             jpegs.append(lsrec.encode_jpeg(frame, p["quality"]))
         return jpegs, hybrid, p, kind, w, h, jpegs[len(jpegs) // 2]
     # A hybrid label (twice as wide as tall) is held roughly level, as it is printed.
@@ -311,13 +310,16 @@ def make_scene(rng, expected, lumascan, work, index):
     # The QR code's centre in print pixels relative to the print's centre (a hybrid print holds the zone beside it).
     qr_centre_print = np.array([origin[0] + modules / 2 * PRINT_MODULE_PX - cw / 2,
                                 origin[1] + modules / 2 * PRINT_MODULE_PX - ch / 2])
-    side = modules * p["modulePx"]
     if expected == "FP_NOT_IN_FRAME":
-        # Keep the roll small so the zone stays to the right, and put the QR's right edge 1-3 modules inside the frame.
-        roll = math.radians(rng.uniform(-10, 10))
-        rotation = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0], [0, 0, 1]])
-        qr_x = w - side / 2 - rng.uniform(1, 3) * p["modulePx"]
-        qr_y = rng.uniform(0.3, 0.7) * h
+        # The zone to the right (roll within 10 degrees, tilt within 15), the QR code wholly inside the frame with its
+        # right edge 1-3 modules from the frame's right edge, so the zone runs off it.
+        rotation = pose(rng, p["tilt"], 10)
+        at_origin = projector(rotation, w, (0, 0), scale)
+        qr_corners = np.float64([[0, 0], [1, 0], [1, 1], [0, 1]]) * modules * PRINT_MODULE_PX + origin
+        spots = at_origin(qr_corners - [cw / 2, ch / 2]) - at_origin([qr_centre_print])[0]
+        qr_x = w - spots[:, 0].max() - rng.uniform(1, 3) * p["modulePx"]
+        low, high = -spots[:, 1].min() + p["modulePx"], h - spots[:, 1].max() - p["modulePx"]
+        qr_y = rng.uniform(low, high)
     else:
         # Anywhere the whole print (quiet zone, fingerprint zone) stays in the frame.
         corners = np.float64([[0, 0], [cw, 0], [cw, ch], [0, ch]]) - [cw / 2, ch / 2]
@@ -432,8 +434,9 @@ def main():
             if args.verbose or verdict == "WRONG":
                 states = "".join(r["state"][0] if r["state"] != "NO_AUTH" else "A" for r in reports)
                 detail = f"{p['blur']} σ {p['sigma']:.2f}" if p["blur"] == "gaussian" else f"motion {p['motion']:.1f}"
+                size = "no code" if expected == "UNREADABLE" else f"{p['modulePx'] / CELLS_PER_MODULE:.2f} px/cell"
                 print(f"scene {index:4d} {expected:15s} {w}x{h} {kind:5s} {'hybrid ' if hybrid else ''}"
-                      f"{p['modulePx'] / CELLS_PER_MODULE:.2f} px/cell {detail} q{p['quality']}: {got} "
+                      f"{size} {detail} q{p['quality']}: {got} "
                       f"(smoothed {smoothed}; {verdict}) {states}", flush=True)
             if not args.keep:
                 os.remove(recording)
