@@ -344,6 +344,23 @@ def make_scene(rng, expected, lumascan, work, index):
     return jpegs, hybrid, p, kind, w, h, middle
 
 
+def write_no_code_recording(path, seed, frames=300):
+    """A 1080p recording without a code, for `lumascan bench --recognizer secure-qr --input`: six scenes (paper,
+    product print, desk, twice) through the same light, optics and sensor, JPEG q85, cycled to `frames` frames."""
+    rng = np.random.default_rng(seed)
+    w, h = SIZES[1]
+    images = []
+    for i in range(6):
+        while True:
+            scene, kind = background(rng, w, h)
+            if kind == ["paper", "print", "desk"][i % 3]:
+                break
+        p = plan(rng, "UNREADABLE", w, h, (41, 41))
+        images.append(render(rng, scene, np.ones((4, 4), np.float32), lambda q: np.asarray(q) * 0 - 100, p, w, h))
+    jpegs = [lsrec.encode_jpeg(image, 85) for image in images]
+    lsrec.write_recording(path, [jpegs[i % len(jpegs)] for i in range(frames)], w, h, fps=30)
+
+
 def decodable(work, jpeg):
     """Whether a reader of its own decodes the frame at full resolution: zbarimg, else ZXing-C++'s ZXingReader (the
     Debian tools, as a user would run them; not LumaScan's reading)."""
@@ -391,7 +408,12 @@ def main():
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--keep", help="keep the recordings and configurations in this folder")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--write-no-code", metavar="PATH",
+                        help="only write a 300-frame 1080p recording without a code (for lumascan bench) and stop")
     args = parser.parse_args()
+    if args.write_no_code:
+        write_no_code_recording(args.write_no_code, args.seed)
+        return
     for tool in ("qrencode", "zbarimg", "ZXingReader"):
         if not shutil.which(tool):
             sys.exit(f"eval-secure-qr: {tool} is missing (apt-get install qrencode zbar-tools zxing-cpp-tools)")
