@@ -18,13 +18,15 @@ import importlib.util
 import json
 import os
 import random
-import struct
 import subprocess
 import sys
 import tempfile
 
 import cv2
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lsrec  # noqa: E402 (scripts/lsrec.py, beside this script)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAME_W, FRAME_H = 1280, 720
@@ -134,24 +136,8 @@ def frames_of(rng, frame, params):
         m = np.float32([[1, 0, rng.uniform(-1, 1)], [0, 1, rng.uniform(-1, 1)]])
         f = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REPLICATE)
         f = f + np.random.default_rng(rng.randrange(1 << 30)).normal(0, params["noise"], f.shape)
-        grey = np.clip(f, 0, 255).astype(np.uint8)
-        ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR),
-                                [cv2.IMWRITE_JPEG_QUALITY, params["quality"]])
-        out.append(jpeg.tobytes())
+        out.append(lsrec.encode_jpeg(np.clip(f, 0, 255).astype(np.uint8), params["quality"]))
     return out
-
-
-def write_recording(path, jpegs, fps=10):
-    """A finished .lsrec (README, "Recording format") of MJPG frames, as a USB camera delivers them."""
-    largest = max(len(j) for j in jpegs)
-    header = b"LSREC\r\n\x1a" + struct.pack("<HHIIIIIII", 1, 40, int.from_bytes(b"MJPG", "little"), FRAME_W, FRAME_H,
-                                           0, largest, len(jpegs), largest)
-    assert len(header) == 40
-    with open(path, "wb") as f:
-        f.write(header)
-        for i, jpeg in enumerate(jpegs):
-            f.write(b"LSFR" + struct.pack("<IQII", 0, i * 1_000_000_000 // fps, i, len(jpeg)))
-            f.write(jpeg)
 
 
 def digits_right(truth, read):
@@ -196,7 +182,7 @@ def main():
         truth, classes, images = pick_drums(rng, by_class)
         frame, params = render_meter(rng, images)
         recording = os.path.join(work, f"meter-{index:03d}.lsrec")
-        write_recording(recording, frames_of(rng, frame, params))
+        lsrec.write_recording(recording, frames_of(rng, frame, params), FRAME_W, FRAME_H)
         run = subprocess.run([args.lumascan, "scan", "--config", config, "--input", recording],
                              capture_output=True, text=True)
         completed, partial = None, ""

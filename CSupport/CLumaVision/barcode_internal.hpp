@@ -140,6 +140,7 @@ struct lv_barcode_scanner {
     int density_y = 1;
     int qr_downscale = 1;
     bool qr_prefilter = true;
+    bool qr_full_resolution = false;  // lv_barcode_scanner_set_qr_full_resolution
     // Scratch planes, allocated the first time a path needs them and grown only when a larger frame arrives, so no
     // plane is reallocated per frame. (Inside a scan, OpenCV's resize and blur still take small temporary buffers,
     // and zbar's QR finder allocates when it sees finder-like patterns: measured 1-2 and 0-11 per 1080p frame.)
@@ -151,6 +152,7 @@ struct lv_barcode_scanner {
     cv::Mat region_plane;
     std::vector<cv::Point2f> points;
     lv::qr_finder::Scratch finder;
+    std::vector<bool> finder_used;  // candidates already in a group (read_finder_groups)
     lv::barcode::Collector collector;
     std::vector<cv::Rect> regions;
     std::vector<uint8_t> region_marks;

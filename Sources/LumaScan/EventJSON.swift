@@ -13,7 +13,8 @@ import LumaScanCore
 ///   `symbology`, `text`, `bytesBase64` and `polygon` (`[[x, y], …]` in frame pixels); then `frame` (LumaScan's frame
 ///   index), `driverSequence`, `captureTime` and `reportTime` (seconds on the monotonic clock), and `input` (the file a
 ///   still image came from) when known; a completion's ``ScanReport/detail`` as `secureQR` (see
-///   ``secureQR(_:)``), `meter` (see ``meter(_:)``) or `barcode` (see ``barcode(_:)``).
+///   ``secureQR(_:)``), `meter` (see ``meter(_:)``) or `barcode` (see ``barcode(_:)``); a secure-QR `IN_PROGRESS`
+///   report's guidance as `guidance` (see ``secureQRGuidance(_:)``).
 /// - `cameraSetting`: `setting` (its JSON path), `outcome` (`applied` with `control` and the `value` read back,
 ///   `unsupported` or `failed` with a `message`).
 /// - `sourceFailed`: `source`, `message`, `action` (`restartingStream`, `reopeningDevice`, `stopping`).
@@ -78,6 +79,7 @@ public enum EventJSON {
             if let input { object.add("input", input) }
             switch report.detail {
             case .secureQR(let result): object.addRaw("secureQR", secureQR(result))
+            case .secureQRGuidance(let guidance): object.addRaw("guidance", secureQRGuidance(guidance))
             case .meter(let reading): object.addRaw("meter", meter(reading))
             case .barcode(let reading): object.addRaw("barcode", barcode(reading))
             case nil: break
@@ -186,6 +188,22 @@ public enum EventJSON {
             cropObject.add("pngBase64", base64(crop.png))
             object.addRaw("crop", cropObject.text + "}")
         }
+        return object.text + "}"
+    }
+
+    /// A secure-QR `IN_PROGRESS` report's `guidance` object: `steadyState` (the state smoothed over the last frames,
+    /// to show the user), `minimumPixelsPerCell` and `sharpnessThreshold`; `pixelsPerCell` and `closerFactor` (how
+    /// many times closer to reach the minimum) when an issuer's code was read, `sharpness` when measured, `polygon`
+    /// (the code's outline in frame pixels) when a code was read.
+    static func secureQRGuidance(_ guidance: SecureQRGuidance) -> String {
+        var object = JSONObject()
+        object.add("steadyState", guidance.steadyState.rawValue)
+        if let pixelsPerCell = guidance.pixelsPerCell { object.addRaw("pixelsPerCell", number(pixelsPerCell)) }
+        object.addRaw("minimumPixelsPerCell", number(guidance.minimumPixelsPerCell))
+        if let closer = guidance.closerFactor { object.addRaw("closerFactor", number(closer)) }
+        if let sharpness = guidance.sharpness { object.addRaw("sharpness", number(sharpness)) }
+        object.addRaw("sharpnessThreshold", number(guidance.sharpnessThreshold))
+        if !guidance.polygon.isEmpty { object.addRaw("polygon", points(guidance.polygon)) }
         return object.text + "}"
     }
 

@@ -151,6 +151,9 @@ public indirect enum ScanReportDetail: Hashable, Sendable {
     /// A completed secure-QR scan (``ReportType/completedResult``, or ``ReportType/unsupportedResult`` in
     /// unsupported mode).
     case secureQR(SecureQRResult)
+    /// Guidance on a secure-QR `IN_PROGRESS` report: the steady state, pixels per cell and sharpness against their
+    /// thresholds, the code's outline.
+    case secureQRGuidance(SecureQRGuidance)
     /// A completed meter reading.
     case meter(MeterReading)
     /// A barcode reading: decoders, character set, add-on, structured append, disagreements.
@@ -159,6 +162,12 @@ public indirect enum ScanReportDetail: Hashable, Sendable {
     /// The secure-QR result, when this is one.
     public var secureQR: SecureQRResult? {
         if case .secureQR(let result) = self { return result }
+        return nil
+    }
+
+    /// The secure-QR guidance, when this is one.
+    public var secureQRGuidance: SecureQRGuidance? {
+        if case .secureQRGuidance(let guidance) = self { return guidance }
         return nil
     }
 

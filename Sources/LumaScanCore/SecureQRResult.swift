@@ -148,12 +148,16 @@ public struct SecureQRFrameAnalysis: Hashable, Sendable {
     public var geometry: SecureQRGeometry?
     /// The secure graphic's measurements, when it was inside the frame and measured.
     public var measurements: SecureQRMeasurements?
+    /// Frame pixels per CDP cell of an issuer's code: ``SecureQRMeasurements/pixelsPerCell`` when measured, else
+    /// estimated from the decoder's polygon (the square root of its area over the module count the issuer's design
+    /// gives the payload, over the cells per module) when the patterns could not be located; `nil` when neither.
+    public var pixelsPerCell: Double?
 
     /// Creates an analysis.
     public init(
         state: ScanState, symbology: Symbology? = nil, text: String? = nil, bytes: [UInt8]? = nil,
         polygon: [Point] = [], isIssuerCode: Bool = false, geometry: SecureQRGeometry? = nil,
-        measurements: SecureQRMeasurements? = nil
+        measurements: SecureQRMeasurements? = nil, pixelsPerCell: Double? = nil
     ) {
         self.state = state
         self.symbology = symbology
@@ -163,6 +167,50 @@ public struct SecureQRFrameAnalysis: Hashable, Sendable {
         self.isIssuerCode = isIssuerCode
         self.geometry = geometry
         self.measurements = measurements
+        self.pixelsPerCell = pixelsPerCell ?? measurements?.pixelsPerCell
+    }
+}
+
+/// What an `IN_PROGRESS` secure-QR report tells a preview to show ("move closer", "hold still"), carried as its
+/// ``ScanReport/detail`` (``ScanReportDetail/secureQRGuidance(_:)``).
+///
+/// The report's own state is the frame's raw state; ``steadyState`` is the state smoothed over the last frames, which
+/// is what a user should be shown.
+public struct SecureQRGuidance: Hashable, Sendable {
+    /// The state smoothed over the last frames: it changes only when another state is the raw state of a majority of
+    /// the last ``SecureQRGuidance/window`` frames, so one odd frame does not make the instruction flicker.
+    public var steadyState: ScanState
+    /// Frame pixels per CDP cell of the issuer's code in view (``SecureQRFrameAnalysis/pixelsPerCell``: measured, or
+    /// estimated from the code's polygon); `nil` when none was read.
+    public var pixelsPerCell: Double?
+    /// The fewest pixels per cell the recognizer accepts (``SecureQRConfiguration``'s `minimumPixelsPerCell`).
+    public var minimumPixelsPerCell: Double
+    /// The secure graphic's sharpness (``SecureQRMeasurements/sharpness``), when measured.
+    public var sharpness: Double?
+    /// The lowest sharpness the recognizer accepts (``SecureQRConfiguration``'s `sharpnessThreshold`).
+    public var sharpnessThreshold: Double
+    /// The code's outline in frame pixels: its located corners (``SecureQRGeometry/codePolygon``) when located, else
+    /// the decoder's polygon; empty when no code was read.
+    public var polygon: [Point]
+
+    /// How many frames the steady state is decided on.
+    public static let window = 5
+
+    /// How many times closer the code must be to reach ``minimumPixelsPerCell`` (above 1: move closer), when
+    /// ``pixelsPerCell`` is known.
+    public var closerFactor: Double? { pixelsPerCell.map { minimumPixelsPerCell / max($0, 1e-9) } }
+
+    /// Creates guidance.
+    public init(
+        steadyState: ScanState, pixelsPerCell: Double?, minimumPixelsPerCell: Double, sharpness: Double?,
+        sharpnessThreshold: Double, polygon: [Point]
+    ) {
+        self.steadyState = steadyState
+        self.pixelsPerCell = pixelsPerCell
+        self.minimumPixelsPerCell = minimumPixelsPerCell
+        self.sharpness = sharpness
+        self.sharpnessThreshold = sharpnessThreshold
+        self.polygon = polygon
     }
 }
 

@@ -92,6 +92,14 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
         }
     }
 
+    /// Reads QR codes whose modules the shrunk plane (``BarcodeConfiguration/qrDownscale`` above 1) blurs away at full
+    /// resolution around the finder patterns it still shows (`lv_barcode_scanner_set_qr_full_resolution`). The
+    /// secure-QR recognizer turns it on, so that a code too far away is read, and reported `TOO_SMALL`.
+    func readSmallQRCodesAtFullResolution() throws(LumaScanError) {
+        let status = lv_barcode_scanner_set_qr_full_resolution(scanner, 1)
+        guard status == 0 else { throw LumaScanError(.unsupported, "\(id): zbar refused full-resolution QR reading") }
+    }
+
     deinit {
         lv_barcode_scanner_destroy(scanner)
         results.deallocate()

@@ -8,11 +8,15 @@ import Synchronization
 /// documented in `docs/secure-qr.md`.
 ///
 /// ## Scan states (``SecureQRMode/secure`` mode), decided in this order for each frame
-/// 1. `UNREADABLE`: no QR code decodes (zbar, through a ``BarcodeRecognizer``).
+/// 1. `UNREADABLE`: no QR code decodes (through a ``BarcodeRecognizer``: zbar on the frame shrunk by
+///    ``SecureQRConfiguration/qrDownscale``; when that reads nothing, zbar and then ZXing-C++ at full resolution around
+///    the finder patterns that make a code's corner, so that a code too far away for the shrunk frame still decodes).
 /// 2. `NOT_PROPRIETARY`: a QR code decodes, but no decoded payload starts with an issuer prefix.
 /// 3. `UNREADABLE`: the issuer's code does not show all four required patterns — the three finder patterns and the
 ///    bottom-right alignment pattern, located on the luma image — or its version cannot be confirmed on its timing
-///    patterns.
+///    patterns; but `TOO_SMALL` when its pixels per cell, estimated from the decoder's polygon
+///    (``SecureQRFrameAnalysis/pixelsPerCell``), are below both ``SecureQRConfiguration/minimumPixelsPerCell`` and
+///    ``locatablePixelsPerCell``.
 /// 4. `FP_NOT_IN_FRAME`: a hybrid code whose fingerprint zone, mapped into the frame by the homography from module
 ///    coordinates, is not inside the frame with ``SecureQRConfiguration/fingerprintMargin`` pixels to spare.
 /// 5. `TOO_SMALL`: fewer than ``SecureQRConfiguration/minimumPixelsPerCell`` frame pixels per CDP cell.
@@ -37,6 +41,13 @@ import Synchronization
 ///   ``SecureQRConfiguration/qrDownscale`` and, when that finds nothing, at full resolution.
 /// - ``SecureQRMode/limited`` mode: `COMPLETED_RESULT` `OK` for an issuer's code, `COMPLETED_RESULT`
 ///   `NOT_PROPRIETARY` for any other code, `IN_PROGRESS` `UNREADABLE` while nothing is read.
+///
+/// ## Guidance
+/// Every `IN_PROGRESS` report in secure mode carries ``SecureQRGuidance`` as its ``ScanReport/detail``
+/// (``ScanReportDetail/secureQRGuidance(_:)``): the steady state — the raw states smoothed over the last
+/// ``SecureQRGuidance/window`` frames, changing only when another state is a majority of them — and the pixels per
+/// cell, sharpness and outline of the code in view against the thresholds, for a preview to say "move closer" or
+/// "hold still". The report's own state stays the frame's raw state.
 ///
 /// Each frame processed yields exactly one report until a completion; then the recognizer reports nothing until
 /// ``reset()`` (which the engine calls when scanning starts again). The completion's extras — pattern centres,
@@ -75,6 +86,11 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     private var streak: Streak?
     private var failures = 0
     private let completed = Mutex<[SecureQRResult]>([])
+    /// The raw states of the last ``SecureQRGuidance/window`` frames, oldest first, and the state smoothed over them.
+    private var recentStates: [ScanState] = []
+    private var steadyState: ScanState?
+    /// The module count the issuer's design gives the last payload estimated (encoding it once per payload).
+    private var moduleCountCache: (bytes: [UInt8], modules: Int)?
 
     /// A scan kept as a candidate for delivery: the frame's analysis and the rectified crop.
     private struct Candidate {
@@ -135,6 +151,12 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         }
         self.analyzer = analyzer
         readerReports.reserveCapacity(8)
+        recentStates.reserveCapacity(SecureQRGuidance.window)
+        if configuration.mode == .secure && configuration.qrDownscale > 1 {
+            // A code too far away for the shrunk frame is read at full resolution, so that it is TOO_SMALL rather
+            // than UNREADABLE.
+            try reader.readSmallQRCodesAtFullResolution()
+        }
     }
 
     deinit { lv_sqr_analyzer_destroy(analyzer) }
@@ -175,6 +197,8 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         stopped = false
         appearance = nil
         streak = nil
+        recentStates.removeAll(keepingCapacity: true)
+        steadyState = nil
         reader.reset()
     }
 
@@ -206,7 +230,8 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             analysis.state = .notProprietary
             return analysis
         }
-        guard code.polygon.count == 4 else { return analysis }
+        analysis.pixelsPerCell = estimatedPixelsPerCell(polygon: code.polygon, bytes: code.bytes)
+        guard code.polygon.count == 4 else { return unlocated(analysis) }
         var result = lv_sqr_analysis()
         let status = withUnsafeTemporaryAllocation(of: Float.self, capacity: 8) { xy in
             for (index, point) in code.polygon.enumerated() {
@@ -224,9 +249,14 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                     "secure-QR analysis failed",
                     metadata: ["status": "\(status)", "failures": "\(failures)", "recognizer": "\(id)"])
             }
-            return analysis
+            return unlocated(analysis)
         }
-        guard result.found == Int32(LV_SQR_FOUND_ALL) else { return analysis }
+        if result.modules > 0 {
+            // The analyzer read the code's size on its finder patterns and timing patterns: better than the design's.
+            analysis.pixelsPerCell = estimatedPixelsPerCell(
+                polygon: code.polygon, bytes: code.bytes, modules: Int(result.modules))
+        }
+        guard result.found == Int32(LV_SQR_FOUND_ALL) else { return unlocated(analysis) }
         let geometry = Self.geometry(of: result)
         analysis.geometry = geometry
         if configuration.design.hybrid {
@@ -240,9 +270,10 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                 return analysis
             }
         }
-        guard result.measured != 0 else { return analysis }
+        guard result.measured != 0 else { return unlocated(analysis) }
         let measurements = Self.measurements(of: result, cellsPerModule: configuration.design.cellsPerModule)
         analysis.measurements = measurements
+        analysis.pixelsPerCell = measurements.pixelsPerCell
         if measurements.pixelsPerCell < configuration.minimumPixelsPerCell {
             analysis.state = .tooSmall
         } else if !Self.secureGraphicLevels.contains(measurements.meanLevel)
@@ -256,6 +287,64 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             analysis.state = .ok
         }
         return analysis
+    }
+
+    /// Estimated pixels per cell below which a decoded issuer's code whose patterns could not be located is
+    /// `TOO_SMALL` rather than `UNREADABLE` (when also below ``SecureQRConfiguration/minimumPixelsPerCell``). The
+    /// pattern search locates codes down to about 1 pixel per cell; a code that fails it at 1.5 or more has a pattern
+    /// hidden or damaged, which moving closer does not mend.
+    public static let locatablePixelsPerCell = 1.5
+
+    /// The state of an issuer's code that was read but whose patterns could not be located or measured: `TOO_SMALL`
+    /// when its estimated pixels per cell are below both the minimum and ``locatablePixelsPerCell`` (too small for the
+    /// pattern search), `UNREADABLE` otherwise.
+    private func unlocated(_ analysis: SecureQRFrameAnalysis) -> SecureQRFrameAnalysis {
+        var analysis = analysis
+        let limit = min(configuration.minimumPixelsPerCell, Self.locatablePixelsPerCell)
+        if let pixelsPerCell = analysis.pixelsPerCell, pixelsPerCell < limit { analysis.state = .tooSmall }
+        return analysis
+    }
+
+    /// Frame pixels per CDP cell of an issuer's code estimated from the decoder's polygon: the square root of its area
+    /// over the code's modules per side (`modules`, else the count the issuer's design gives `bytes`), over the cells
+    /// per module. `nil` without a four-corner polygon or when the payload does not encode.
+    private func estimatedPixelsPerCell(polygon: [Point], bytes: [UInt8]?, modules known: Int? = nil) -> Double? {
+        guard polygon.count == 4, let bytes, !bytes.isEmpty else { return nil }
+        let modules: Int
+        if let known {
+            modules = known
+        } else if let cached = moduleCountCache, cached.bytes == bytes {
+            modules = cached.modules
+        } else {
+            let capacity = Int(LV_SQR_MAX_MODULES) * Int(LV_SQR_MAX_MODULES)
+            var version: Int32 = 0
+            let design = configuration.design
+            let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                lv_sqr_encode(
+                    bytes, bytes.count, Int32(design.version), design.errorCorrection.cValue, buffer.baseAddress,
+                    capacity, &version)
+            }
+            guard count > 0 else { return nil }
+            modules = Int(count)
+            moduleCountCache = (bytes, modules)
+        }
+        return Self.area(polygon).squareRoot() / Double(modules) / Double(configuration.design.cellsPerModule)
+    }
+
+    /// Adds `state` to the recent states and returns the steady state: it changes to another state only when that
+    /// state is the raw state of a majority of the last ``SecureQRGuidance/window`` frames.
+    private func smooth(_ state: ScanState) -> ScanState {
+        if recentStates.count >= SecureQRGuidance.window { recentStates.removeFirst() }
+        recentStates.append(state)
+        guard let current = steadyState else {
+            steadyState = state
+            return state
+        }
+        if state != current, recentStates.lazy.filter({ $0 == state }).count * 2 > SecureQRGuidance.window {
+            steadyState = state
+            return state
+        }
+        return current
     }
 
     /// Runs `reader` over the frame with a fresh duplicate filter, so every QR code read is reported.
@@ -310,15 +399,22 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     private func processSecure(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
         let analysis = analyze(luma)
         lastFrameAnalysis = analysis
+        let steady = smooth(analysis.state)
         let now = metadata.captureTime
         if let current = appearance, now.since(current.lastSeen) > .seconds(configuration.absenceTolerance) {
             appearance = nil
         }
         func report(_ type: ReportType, _ state: ScanState) {
+            let guidance = SecureQRGuidance(
+                steadyState: steady, pixelsPerCell: analysis.pixelsPerCell,
+                minimumPixelsPerCell: configuration.minimumPixelsPerCell, sharpness: analysis.measurements?.sharpness,
+                sharpnessThreshold: configuration.sharpnessThreshold,
+                polygon: analysis.geometry?.codePolygon ?? analysis.polygon)
             reports.append(
                 ScanReport(
                     type, state, recognizerID: id, frame: metadata, symbology: analysis.symbology,
-                    text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon))
+                    text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon,
+                    detail: .secureQRGuidance(guidance)))
         }
         switch analysis.state {
         case .notProprietary, .noAuth:

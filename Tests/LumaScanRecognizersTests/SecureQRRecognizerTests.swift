@@ -78,7 +78,9 @@ struct SecureQRRecognizerTests {
         let result = try #require(recognizer.lastCompletedResult)
         #expect(recognizer.completedResult(forReportFrame: 12) == result)
         #expect(reports[2].first?.detail?.secureQR == result, "the completion's report carries its result")
-        #expect(reports[0].first?.detail == nil && reports[1].first?.detail == nil)
+        // The IN_PROGRESS reports before it carry guidance, not a result.
+        #expect(reports[0].first?.detail?.secureQRGuidance?.steadyState == .ok)
+        #expect(reports[1].first?.detail?.secureQR == nil && reports[1].first?.detail?.secureQRGuidance != nil)
         #expect(result.reportType == .completedResult && result.state == .ok)
         #expect(result.reportFrameIndex == 12)
         #expect(result.frameIndex == 11, "the sharpest of the three (blur 0.05 cell)")

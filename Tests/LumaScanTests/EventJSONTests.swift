@@ -36,6 +36,25 @@ struct EventJSONTests {
         #expect(object["secureQR"] == nil)
     }
 
+    @Test("a secure-QR IN_PROGRESS report's guidance is written as a `guidance` object")
+    func secureQRGuidance() throws {
+        let guidance = SecureQRGuidance(
+            steadyState: .tooSmall, pixelsPerCell: 1.25, minimumPixelsPerCell: 2, sharpness: nil,
+            sharpnessThreshold: 0.04, polygon: [Point(x: 10, y: 20), Point(x: 60, y: 20), Point(x: 60, y: 70)])
+        let object = try Self.object(
+            ScanReport(
+                reportType: .inProgress, state: .unreadable, recognizerID: "sqr", frameIndex: 3,
+                detail: .secureQRGuidance(guidance)))
+        #expect(object["state"] as? String == "UNREADABLE")
+        let written = try #require(object["guidance"] as? [String: Any])
+        #expect(written["steadyState"] as? String == "TOO_SMALL")
+        #expect(written["pixelsPerCell"] as? Double == 1.25 && written["minimumPixelsPerCell"] as? Double == 2)
+        #expect(written["closerFactor"] as? Double == 1.6)
+        #expect(written["sharpness"] == nil && written["sharpnessThreshold"] as? Double == 0.04)
+        #expect(written["polygon"] as? [[Double]] == [[10, 20], [60, 20], [60, 70]])
+        #expect(object["secureQR"] == nil)
+    }
+
     @Test("a report without a detail has neither object")
     func noDetail() throws {
         let object = try Self.object(

@@ -165,6 +165,19 @@ int lv_barcode_scanner_set_qr_downscale(lv_barcode_scanner *scanner, int factor)
 /// modules); with one or two, the whole plane. Still-image scans never use it.
 int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *scanner, int enable);
 
+/// Switches the full-resolution reading of small QR codes on or off (off by default; the secure-QR recognizer turns
+/// it on).
+///
+/// With a QR downscale above 1 and the prefilter on, a frame whose shrunk plane shows finder patterns but reads no
+/// code is read again at full resolution where the patterns make a code's corner: up to 2 groups of three candidates,
+/// each confirmed on 2 rows or more, whose sides from the corner pattern are 7-180 modules long, within 1:1.7 of each
+/// other and at 60-120 degrees, their module sizes within 1:1.6. Each group's crop (the three patterns, the fourth
+/// corner and 6 modules around) is read by zbar at full resolution and, when zbar reads nothing there, by ZXing-C++,
+/// instead of the plain ZXing-C++ read of all candidates' bounding box (which stays for frames without such a group).
+/// Codes whose modules the shrunk plane blurred away (about 4-6 px per module at full resolution) then still decode;
+/// a frame without finder patterns costs nothing more.
+int lv_barcode_scanner_set_qr_full_resolution(lv_barcode_scanner *scanner, int enable);
+
 /// Runs the QR finder prefilter's search alone on `luma` as given (no shrinking or smoothing), for tests and
 /// diagnostics: writes up to `max_candidates` candidates as `x, y, module` triples (centre and module size in pixels)
 /// to `out` and returns how many there are, which may exceed `max_candidates`. Returns -ERANGE when the plane holds
