@@ -63,10 +63,10 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     /// as unreadable (``CaptureError/Code/tooLarge``).
     public let maxPixels: Int
 
-    /// ``maxPixels``' default: 64 MP (2^26, 8192 x 8192).
-    public static let defaultMaxPixels = Int(LV_IMAGE_DEFAULT_MAX_PIXELS)
-    /// The largest ``maxPixels`` there is: 2^30 (a larger value is lowered to it).
-    public static let maxPixelsLimit = Int(LV_IMAGE_MAX_PIXELS_LIMIT)
+    /// ``maxPixels``' default: 64 MP (2^26, 8192 x 8192; ``PixelBudget/defaultMaxPixels``).
+    public static let defaultMaxPixels = PixelBudget.defaultMaxPixels
+    /// The largest ``maxPixels`` there is: 2^30 (a larger value is lowered to it; ``PixelBudget/limit``).
+    public static let maxPixelsLimit = PixelBudget.limit
 
     private let root: [UInt8]
     private let logger: Logger

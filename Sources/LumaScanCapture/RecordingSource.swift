@@ -111,11 +111,11 @@ public final class RecordingSource: FrameSource, @unchecked Sendable {
     ///   - pacing: how frames are paced. Default: ``Pacing/asFastAsPossible``.
     ///   - captureTimes: what the frames' capture times are. Default: ``CaptureTimes/recorded``.
     ///   - bufferCount: buffers to own, at least 1. Default: 4, as a V4L2 camera.
-    ///   - maxPixels: the pixel budget (``maxPixels``). Default: ``ImageFileSource/defaultMaxPixels``, 64 MP.
+    ///   - maxPixels: the pixel budget (``maxPixels``). Default: ``PixelBudget/defaultMaxPixels``, 64 MP.
     ///   - logger: where the source logs.
     public init(
         path: String, pacing: Pacing = .asFastAsPossible, captureTimes: CaptureTimes = .recorded,
-        bufferCount: Int = 4, maxPixels: Int = ImageFileSource.defaultMaxPixels, logger: Logger
+        bufferCount: Int = 4, maxPixels: Int = PixelBudget.defaultMaxPixels, logger: Logger
     ) {
         precondition(bufferCount >= 1, "a recording source needs at least one buffer")
         self.maxPixels = maxPixels

@@ -23,6 +23,12 @@ struct ImageFileSourceTests {
         #expect(status == 0, "writing \(url.path)")
     }
 
+    @Test("the Swift pixel budget is the C decoders' (LV_IMAGE_DEFAULT_MAX_PIXELS, LV_IMAGE_MAX_PIXELS_LIMIT)")
+    func pixelBudgetMatchesDecoders() {
+        #expect(PixelBudget.defaultMaxPixels == Int(LV_IMAGE_DEFAULT_MAX_PIXELS))
+        #expect(PixelBudget.limit == Int(LV_IMAGE_MAX_PIXELS_LIMIT))
+    }
+
     @Test("delivers every image of a folder tree once, sorted, as GREY, skipping unreadable files")
     func folder() throws {
         let folder = try makeFolder()
