@@ -264,16 +264,17 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
         issuerPrefixes = try value(.issuerPrefixes, defaults.issuerPrefixes)
         design = try value(.design, defaults.design)
         mode = try value(.mode, defaults.mode)
-        stableFrameCount = try value(.stableFrameCount, defaults.stableFrameCount)
+        stableFrameCount = try container.decodeIntegerIfPresent(forKey: .stableFrameCount) ?? defaults.stableFrameCount
         insufficientQualityTimeout = try value(.insufficientQualityTimeout, defaults.insufficientQualityTimeout)
         absenceTolerance = try value(.absenceTolerance, defaults.absenceTolerance)
         minimumPixelsPerCell = try value(.minimumPixelsPerCell, defaults.minimumPixelsPerCell)
         noAuthTextureRatio = try value(.noAuthTextureRatio, defaults.noAuthTextureRatio)
         noAuthModuleEnergy = try value(.noAuthModuleEnergy, defaults.noAuthModuleEnergy)
         sharpnessThreshold = try value(.sharpnessThreshold, defaults.sharpnessThreshold)
-        fingerprintMargin = try value(.fingerprintMargin, defaults.fingerprintMargin)
-        cropModulePixels = try value(.cropModulePixels, defaults.cropModulePixels)
-        qrDownscale = try value(.qrDownscale, defaults.qrDownscale)
+        fingerprintMargin =
+            try container.decodeIntegerIfPresent(forKey: .fingerprintMargin) ?? defaults.fingerprintMargin
+        cropModulePixels = try container.decodeIntegerIfPresent(forKey: .cropModulePixels) ?? defaults.cropModulePixels
+        qrDownscale = try container.decodeIntegerIfPresent(forKey: .qrDownscale) ?? defaults.qrDownscale
         limitedSymbologies = try value(.limitedSymbologies, defaults.limitedSymbologies)
     }
 }

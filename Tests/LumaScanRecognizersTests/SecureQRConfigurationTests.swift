@@ -68,6 +68,16 @@ struct SecureQRConfigurationTests {
                 "design.errorCorrection: ") == true)
     }
 
+    @Test("integer fields refuse fractions and numbers too large, naming the JSON path")
+    func integers() {
+        #expect(
+            message { _ = try decode(#"{"stableFrameCount": 0.5}"#) }
+                == "stableFrameCount: 0.5 is not a whole number; this field takes an integer")
+        #expect(message { _ = try decode(#"{"qrDownscale": 1e308}"#) }?.hasPrefix("qrDownscale: ") == true)
+        #expect(message { _ = try decode(#"{"cropModulePixels": "12"}"#) } == "cropModulePixels: expected an integer")
+        #expect((try? decode(#"{"fingerprintMargin": 6.0}"#))?.fingerprintMargin == 6)
+    }
+
     @Test("validation names the JSON path of the bad value")
     func validation() {
         let root = "viewPluginConfig.pluginConfig.secureQRConfig"
