@@ -220,6 +220,23 @@ struct MeterRecognizerTests {
         #expect(reports.first?.reportType == .completedResult && reports.first?.text == "1111")
     }
 
+    @Test("Two drums are no counter: a reading of fewer than three is never given, while three are read")
+    func counterNeedsThreeDrums() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .counterMeter, consecutiveFrames: 1), cutout: MeterFixture.cutout,
+            logger: logger)
+        let base = fixture.meter(seed: 11, kind: .counter).clean()
+        for index in 0..<3 {
+            _ = fixture.process(base.withText("47"), index: UInt64(index), with: recognizer)
+            let reading = try #require(recognizer.lastReading, "frame \(index)")
+            #expect(reading.text.count != 2, "frame \(index): \(reading.text)")
+            #expect(recognizer.completedReading?.text == nil, "frame \(index)")
+        }
+        let reports = fixture.process(base.withText("473"), index: 3, with: recognizer)
+        #expect(reports.first?.reportType == .completedResult && reports.first?.text == "473")
+    }
+
     @Test("The meter is read only inside the crop")
     func readsTheCrop() throws {
         let fixture = try MeterFixture()
