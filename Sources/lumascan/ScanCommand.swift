@@ -3,9 +3,14 @@ import Dispatch
 import Foundation
 import Logging
 import LumaScan
+import Synchronization
 
 /// `lumascan scan`: scan a camera, or image files, and print one JSON line per event.
 struct ScanCommand: ParsableCommand {
+    /// How long a stop requested by Ctrl-C or SIGTERM may take before the scan ends without its summary: under a
+    /// second, so that the process is gone within one.
+    static let stopGrace: DispatchTimeInterval = .milliseconds(900)
+
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Scan a camera, a recording or image files for barcodes; print one JSON object per event on stdout.",
@@ -130,10 +135,24 @@ struct ScanCommand: ParsableCommand {
         engine.delegate = printer
         writer.onFailure { engine.stop() }
 
+        // Ctrl-C and SIGTERM stop the engine cleanly: it finishes the frame in hand and the summary is printed. A
+        // frame can take longer than a user (or systemd) waits, a 64-megapixel photograph's decode among them, so when
+        // the engine has not finished 0.9 s after the signal, the scan ends there, saying so, with the shell's
+        // status for the signal (130, 143).
+        let finished = Atomic<Bool>(false)
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { engine.stop() }
+            source.setEventHandler {
+                // The deadline first: stop() waits while the source is still starting (an image's decode).
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.stopGrace) {
+                    guard !finished.load(ordering: .acquiring) else { return }
+                    printError("lumascan: still busy with a frame 0.9 s after the signal; stopping without the summary")
+                    // _exit: the decoding thread may hold locks that exit's handlers and destructors would wait for.
+                    _exit(128 + number)
+                }
+                engine.stop()
+            }
             source.resume()
             return source
         }
@@ -151,6 +170,7 @@ struct ScanCommand: ParsableCommand {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { engine.stop() }
         }
         engine.waitUntilFinished()
+        finished.store(true, ordering: .releasing)
         inputFailures.release()  // in case the engine stopped before its started event
         let final = engine.statistics
         if statistics { writer.write(EventJSON.line(for: final)) }
