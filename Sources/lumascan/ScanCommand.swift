@@ -7,10 +7,6 @@ import Synchronization
 
 /// `lumascan scan`: scan a camera, or image files, and print one JSON line per event.
 struct ScanCommand: ParsableCommand {
-    /// How long a stop requested by Ctrl-C or SIGTERM may take before the scan ends without its summary: under a
-    /// second, so that the process is gone within one.
-    static let stopGrace: DispatchTimeInterval = .milliseconds(900)
-
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Scan a camera, a recording or image files for barcodes; print one JSON object per event on stdout.",
@@ -56,6 +52,13 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "After Ctrl-C or SIGTERM, end without the summary when stopping takes longer than this many seconds.",
+            discussion: "The default, 0.9, ends a scan within a second even while a frame takes longer (0.1 to 3600)."
+        ))
+    var stopTimeout: Double = 0.9
+
     @Flag(help: "Stop after the first code read.")
     var once = false
 
@@ -85,6 +88,9 @@ struct ScanCommand: ParsableCommand {
         }
         if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames: must be at least 1") }
         if let duration, !(duration > 0) { throw ValidationError("--duration: must be above 0") }
+        if !(0.1...3600).contains(stopTimeout) {
+            throw ValidationError("--stop-timeout: \(stopTimeout) is out of range; give 0.1 to 3600 seconds")
+        }
         _ = try parsedSymbologies()
     }
 
@@ -137,17 +143,19 @@ struct ScanCommand: ParsableCommand {
 
         // Ctrl-C and SIGTERM stop the engine cleanly: it finishes the frame in hand and the summary is printed. A
         // frame can take longer than a user (or systemd) waits, a 64-megapixel photograph's decode among them, so when
-        // the engine has not finished 0.9 s after the signal, the scan ends there, saying so, with the shell's
-        // status for the signal (130, 143).
+        // the engine has not finished --stop-timeout seconds (0.9) after the signal, the scan ends there, saying so,
+        // with the shell's status for the signal (130, 143).
         let finished = Atomic<Bool>(false)
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 // The deadline first: stop() waits while the source is still starting (an image's decode).
-                DispatchQueue.global().asyncAfter(deadline: .now() + Self.stopGrace) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + stopTimeout) {
                     guard !finished.load(ordering: .acquiring) else { return }
-                    printError("lumascan: still busy with a frame 0.9 s after the signal; stopping without the summary")
+                    printError(
+                        "lumascan: still busy with a frame \(stopTimeout) s after the signal; stopping without the summary"
+                    )
                     // _exit: the decoding thread may hold locks that exit's handlers and destructors would wait for.
                     _exit(128 + number)
                 }

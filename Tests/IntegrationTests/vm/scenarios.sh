@@ -22,7 +22,8 @@ SETUP=$HERE/vivid-setup.sh
 FEED=$HERE/vivid-feed.sh
 CAP=${LUMASCAN_VIVID_CAPTURE:-/dev/video0}
 IN=$OUT/inputs
-SCAN="scan --device $CAP --size 640x480"
+# --stop-timeout: under emulation a clean stop after SIGTERM (reap) takes seconds, past the 0.9 s a kiosk gets.
+SCAN="scan --device $CAP --size 640x480 --stop-timeout 15"
 # lumascan runs niced: under emulation its recognition thread alone can fill the one vCPU, and the steps that
 # drive the scenario (v4l2-ctl, the feeder, this script) must not wait behind it. Not by more: at nice 10 (a tenth
 # of the CPU against the feeder) a lumascan start took 40 s on a slow host, past the scenarios' waits.
