@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
 #include "lt_codecs.h"
@@ -166,5 +168,30 @@ int main(int argc, char **argv) {
         }
     save("barcode", "finder-live", with_header({20, 20, 0, 0, 0, 0, 2, 4}, finder));
     save("barcode", "finder-still", with_header({20, 20, 0, 0, 0, 0, 1, 0}, finder));
+
+    // Meter crops: width - 16, height - 16, mode - 1 and stride padding (see Fuzz/targets/meter.cpp), then the pixels.
+    auto meter = [](const cv::Mat &m, uint8_t mode) {
+        std::vector<uint8_t> pixels(m.datastart, m.dataend);
+        return with_header({uint8_t(m.cols - 16), uint8_t(m.rows - 16), uint8_t(mode - 1), 0}, pixels);
+    };
+    cv::Mat display(72, 240, CV_8UC1, cv::Scalar(205));
+    cv::putText(display, "04719", {12, 58}, cv::FONT_HERSHEY_SIMPLEX, 1.9, cv::Scalar(30), 7, cv::LINE_AA);
+    save("meter", "digital-dark-on-light", meter(display, 1));
+    save("meter", "auto-light-on-dark", meter(255 - display, 3));
+    cv::Mat counter(80, 256, CV_8UC1, cv::Scalar(40));
+    const char *drums = "0571934";
+    for (int i = 0; i < 7; ++i) {
+        const int x = 8 + i * 34;
+        cv::rectangle(counter, {x, 8}, {x + 28, 72}, cv::Scalar(225), cv::FILLED);
+        cv::putText(counter, std::string(1, drums[i]), {x + 4, 58}, cv::FONT_HERSHEY_DUPLEX, 1.6, cv::Scalar(20), 3,
+                    cv::LINE_AA);
+    }
+    cv::GaussianBlur(counter, counter, {0, 0}, 0.8);
+    save("meter", "counter", meter(counter, 2));
+    cv::Mat rolling = counter.clone();  // the last drum caught between 4 and 5
+    cv::rectangle(rolling, {212, 8}, {240, 72}, cv::Scalar(225), cv::FILLED);
+    cv::putText(rolling, "4", {216, 30}, cv::FONT_HERSHEY_DUPLEX, 1.6, cv::Scalar(20), 3, cv::LINE_AA);
+    cv::putText(rolling, "5", {216, 86}, cv::FONT_HERSHEY_DUPLEX, 1.6, cv::Scalar(20), 3, cv::LINE_AA);
+    save("meter", "counter-rolling", meter(rolling, 3));
     return 0;
 }

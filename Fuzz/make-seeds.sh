@@ -9,7 +9,7 @@ CXX=/opt/swift/usr/bin/clang++
 [[ -x $CXX ]] || CXX=clang++
 out=.build-fuzz/make-seeds
 mkdir -p "$out"
-for target in image-png image-jpeg image-webp image-tiff image-gif image-bmp image-pnm mjpeg barcode recording; do
+for target in image-png image-jpeg image-webp image-tiff image-gif image-bmp image-pnm mjpeg barcode meter recording; do
   rm -rf "Fuzz/corpus/$target"
   mkdir -p "Fuzz/corpus/$target"
 done

@@ -1,8 +1,18 @@
 // JPEG to luma (and grey to JPEG) with TurboJPEG.
 #include "CLumaCapture.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <turbojpeg.h>
+
+// The header spells the codes as numbers for Swift; they must stay the errno codes they name.
+_Static_assert(LC_JPEG_EINVAL == -EINVAL, "LC_JPEG_EINVAL is -EINVAL");
+_Static_assert(LC_JPEG_EHEADER == -EBADMSG, "LC_JPEG_EHEADER is -EBADMSG");
+_Static_assert(LC_JPEG_ESIZE == -ERANGE, "LC_JPEG_ESIZE is -ERANGE");
+_Static_assert(LC_JPEG_ETRUNCATED == -ENODATA, "LC_JPEG_ETRUNCATED is -ENODATA");
+_Static_assert(LC_JPEG_ECORRUPT == -EILSEQ, "LC_JPEG_ECORRUPT is -EILSEQ");
+_Static_assert(LC_JPEG_ENOMEM == -ENOMEM, "LC_JPEG_ENOMEM is -ENOMEM");
+_Static_assert(LC_JPEG_EWARNING == -EPROTO, "LC_JPEG_EWARNING is -EPROTO");
 
 struct lc_jpeg_decoder {
     tjhandle handle;
@@ -15,15 +25,18 @@ struct lc_jpeg_encoder {
     const char *message;
 };
 
-lc_jpeg_decoder *lc_jpeg_decoder_create(void) {
+int lc_jpeg_decoder_create(lc_jpeg_decoder **out) {
+    if (out == NULL) return LC_JPEG_EINVAL;
+    *out = NULL;
     lc_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) return NULL;
+    if (decoder == NULL) return LC_JPEG_ENOMEM;
     decoder->handle = tjInitDecompress();
     if (decoder->handle == NULL) {
         free(decoder);
-        return NULL;
+        return LC_JPEG_ENOMEM;
     }
-    return decoder;
+    *out = decoder;
+    return 0;
 }
 
 void lc_jpeg_decoder_destroy(lc_jpeg_decoder *decoder) {
@@ -80,15 +93,18 @@ int lc_jpeg_decode_grey(lc_jpeg_decoder *decoder, const void *jpeg, size_t size,
     return 0;
 }
 
-lc_jpeg_encoder *lc_jpeg_encoder_create(void) {
+int lc_jpeg_encoder_create(lc_jpeg_encoder **out) {
+    if (out == NULL) return LC_JPEG_EINVAL;
+    *out = NULL;
     lc_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
-    if (encoder == NULL) return NULL;
+    if (encoder == NULL) return LC_JPEG_ENOMEM;
     encoder->handle = tjInitCompress();
     if (encoder->handle == NULL) {
         free(encoder);
-        return NULL;
+        return LC_JPEG_ENOMEM;
     }
-    return encoder;
+    *out = encoder;
+    return 0;
 }
 
 void lc_jpeg_encoder_destroy(lc_jpeg_encoder *encoder) {

@@ -222,6 +222,19 @@ double corner_score(const lv::qr_finder::Candidate &corner, const lv::qr_finder:
     return std::fabs(cosine) + std::log(ratio);
 }
 
+/// Whether `plane` may hold a QR code zbar can read: the finder locator finds too many candidates to tell, or three
+/// that make a code's corner (corner_score; a photo's text and texture give single candidates, rarely a corner).
+bool may_hold_qr(const cv::Mat &plane, lv::qr_finder::Scratch &finder) {
+    const int found = lv::qr_finder::locate(plane, finder);
+    if (found < 0) return true;
+    const auto &all = finder.candidates;
+    for (size_t c = 0; c < all.size(); ++c)
+        for (size_t a = 0; a < all.size(); ++a)
+            for (size_t b = a + 1; b < all.size(); ++b)
+                if (a != c && b != c && corner_score(all[c], all[a], all[b]) >= 0) return true;
+    return false;
+}
+
 /// Reads the full-resolution frame (`width` x `height`) around the code-shaped groups of the shrunk plane's finder
 /// candidates (in `s->finder`, found on the ROI shrunk by `f`): up to kMaxGroups triples that make a code's corner (best
 /// first, no candidate used twice), each cropped with its fourth corner and 6 modules around, read by zbar and, when
@@ -433,7 +446,11 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
         if (linear_enabled(s))
             n = scan_plane(s, s->linear, plane.data, plane.cols, plane.rows, cv::Rect(0, 0, plane.cols, plane.rows),
                            map, roi, pass);
-        if (n >= 0 && s->enabled[LV_SYM_QRCODE])
+        // zbar's QR reader costs about as much as its linear one on every pass over a photo, whatever the photo
+        // holds, and it decodes only codes whose three finder patterns it sees; a plane in which the finder locator
+        // (which finds every finder pattern zbar accepts) sees no three that make a code's corner is not read by
+        // it. The plane is still read whole when it sees one (or too many candidates to count).
+        if (n >= 0 && s->enabled[LV_SYM_QRCODE] && (!s->qr_prefilter || may_hold_qr(plane, s->finder)))
             n = scan_plane(s, s->qr, plane.data, plane.cols, plane.rows, cv::Rect(0, 0, plane.cols, plane.rows), map,
                            roi, pass);
         return n;
@@ -529,18 +546,18 @@ void ZBar::density(int x, int y) {
 
 }  // namespace lv::barcode
 
-extern "C" lv_barcode_scanner *lv_barcode_scanner_create(void) {
-    try {
+extern "C" int lv_barcode_scanner_create(lv_barcode_scanner **out) {
+    if (!out) return -EINVAL;
+    *out = nullptr;
+    return guarded([&] {
         auto scanner = std::make_unique<lv_barcode_scanner>();
-        if (!scanner->linear.create() || !scanner->qr.create()) return nullptr;
+        if (!scanner->linear.create() || !scanner->qr.create()) return -ENOMEM;
         scanner->zxing = zxing_create();
-        if (!scanner->zxing) return nullptr;
         for (int sym = 0; sym < kSymbolSlots; ++sym) scanner->enabled[sym] = known_symbol(sym);
         configure_zbar(scanner.get());
-        return scanner.release();
-    } catch (...) {
-        return nullptr;
-    }
+        *out = scanner.release();
+        return 0;
+    });
 }
 
 extern "C" void lv_barcode_scanner_destroy(lv_barcode_scanner *scanner) {

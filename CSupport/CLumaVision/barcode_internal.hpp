@@ -164,7 +164,7 @@ namespace lv::barcode {
 
 // ---- barcode_zxing.cpp --------------------------------------------------------------------------------------------
 
-/// Creates ZXing-C++'s state; nullptr when memory ran out.
+/// Creates ZXing-C++'s state; throws std::bad_alloc when memory runs out.
 lv_zxing_state *zxing_create();
 /// Frees it (nullptr is ignored).
 void zxing_destroy(lv_zxing_state *state);

@@ -150,13 +150,7 @@ bool zxing_only(int symbology) {
            symbology == LV_SYM_MICROQR || symbology == LV_SYM_MAXICODE;
 }
 
-lv_zxing_state *zxing_create() {
-    try {
-        return new lv_zxing_state();
-    } catch (...) {
-        return nullptr;
-    }
-}
+lv_zxing_state *zxing_create() { return new lv_zxing_state(); }
 
 void zxing_destroy(lv_zxing_state *state) { delete state; }
 

@@ -1,15 +1,11 @@
-// The conventions every CLumaVision shim follows, in one place (internal to the target; the public C API is in
-// include/):
-// - Every extern "C" function returns 0 or a count on success and a negative errno code on failure; each header says
-//   which codes it returns and what they mean.
-// - Handles are opaque structs made by `lv_<area>_create` (or a reading function) and freed by `lv_<area>_destroy`,
-//   which ignores NULL.
-// - Pixels are passed as a pointer plus width, height and stride (bytes from one row to the next).
-// - Nothing throws across extern "C": every entry point runs its body inside `lv::guarded`.
+// The exception guards every CLumaVision shim uses (internal to the target). The conventions themselves (errors,
+// handles, pixels, exceptions) are written down once, in include/lv_common.h.
 #ifndef LV_SHIM_HPP
 #define LV_SHIM_HPP
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <csetjmp>
 #include <new>
 
@@ -40,6 +36,11 @@ bool assertion_guarded(F &&body) {
     body();
     assertion_target = previous;
     return true;
+}
+
+/// Whether a grey plane's arguments are usable: a pixel pointer, a positive size, a stride of at least the width.
+inline bool valid(const uint8_t *luma, int width, int height, size_t stride) {
+    return luma && width > 0 && height > 0 && stride >= size_t(width);
 }
 
 /// Runs `body` (which returns the entry point's int result) and maps an exception escaping it to an error code:

@@ -466,20 +466,16 @@ int analyze(lv_sqr_analyzer *s, const cv::Mat &frame, const float *polygon, cons
 
 }  // namespace
 
-extern "C" lv_sqr_analyzer *lv_sqr_analyzer_create(void) {
-    try {
-        return new lv_sqr_analyzer();
-    } catch (...) {
-        return nullptr;
-    }
+extern "C" int lv_sqr_analyzer_create(lv_sqr_analyzer **out) {
+    if (!out) return -EINVAL;
+    *out = nullptr;
+    return guarded([&] {
+        *out = new lv_sqr_analyzer();
+        return 0;
+    });
 }
 
-extern "C" void lv_sqr_analyzer_destroy(lv_sqr_analyzer *analyzer) {
-    try {
-        delete analyzer;
-    } catch (...) {
-    }
-}
+extern "C" void lv_sqr_analyzer_destroy(lv_sqr_analyzer *analyzer) { delete analyzer; }
 
 extern "C" int lv_sqr_analyze(lv_sqr_analyzer *analyzer, const uint8_t *luma, int width, int height, size_t stride,
                               const float *polygon, int point_count, const lv_sqr_design *design,

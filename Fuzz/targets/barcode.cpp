@@ -9,7 +9,10 @@
 #include "lv_barcode.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static lv_barcode_scanner *scanner = lv_barcode_scanner_create();
+    static lv_barcode_scanner *scanner = [] {
+        lv_barcode_scanner *created = nullptr;
+        return lv_barcode_scanner_create(&created) == 0 ? created : nullptr;
+    }();
     if (size < 9 || scanner == nullptr) return -1;
     const int width = 1 + data[0] % 160, height = 1 + data[1] % 160;
     const int roi_x = data[2] % (width + 8) - 4, roi_y = data[3] % (height + 8) - 4;

@@ -10,7 +10,10 @@ extern "C" {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static lc_jpeg_decoder *decoder = lc_jpeg_decoder_create();
+    static lc_jpeg_decoder *decoder = [] {
+        lc_jpeg_decoder *created = nullptr;
+        return lc_jpeg_decoder_create(&created) == 0 ? created : nullptr;
+    }();
     if (size < 4) return -1;
     const int width = 1 + (data[0] | data[1] << 8) % 512, height = 1 + (data[2] | data[3] << 8) % 512;
     // The plane is exactly width x height (stride = width), so any write past it is an AddressSanitizer report.

@@ -18,7 +18,8 @@ struct LVBarcodeScannerTests {
     func scan(
         _ image: LumaImage, maxResults: Int = 8, dataCapacity: Int = 1024, roi: Rect? = nil, still: Bool = false
     ) -> (Int32, [lv_barcode_result], [UInt8]) {
-        guard let scanner = lv_barcode_scanner_create() else { return (-1, [], []) }
+        var created: OpaquePointer?
+        guard lv_barcode_scanner_create(&created) == 0, let scanner = created else { return (-1, [], []) }
         defer { lv_barcode_scanner_destroy(scanner) }
         var results = [lv_barcode_result](repeating: lv_barcode_result(), count: max(1, maxResults))
         var data = [UInt8](repeating: 0, count: max(1, dataCapacity))
@@ -78,7 +79,9 @@ struct LVBarcodeScannerTests {
     @Test("invalid arguments are -EINVAL, never a crash")
     func invalid() {
         #expect(lv_barcode_scanner_configure(nil, Int32(LV_SYM_EAN13), 1, -1, -1) == -EINVAL)
-        guard let scanner = lv_barcode_scanner_create() else {
+        #expect(lv_barcode_scanner_create(nil) == -EINVAL)
+        var created: OpaquePointer?
+        guard lv_barcode_scanner_create(&created) == 0, let scanner = created else {
             Issue.record("no scanner")
             return
         }

@@ -6,7 +6,9 @@
 // - The VIDIOC_* request codes are function-like macros (_IOR/_IOWR), which Swift does not import; they are exported
 //   here as constants.
 // - Every wrapper returns 0 (or a count, descriptor or bit mask) on success and -errno on failure, and retries EINTR
-//   itself, so Swift never reads errno after other code may have changed it.
+//   itself, so Swift never reads errno after other code may have changed it; handles are made by
+//   `int lc_<name>_create(lc_<name> **out)` and freed by `lc_<name>_destroy` (the one convention of every shim,
+//   written down in CLumaVision's lv_common.h).
 // - Pixel work (packed 4:2:2 luma extraction, JPEG decoding to grey) lives here because it is the hot loop.
 //
 // The kernel's structures (struct v4l2_buffer and friends) come from <linux/videodev2.h> through the CV4L2 module;
@@ -98,28 +100,32 @@ void lc_extract_luma_packed(const void *src, size_t src_stride, int width, int h
 
 // MARK: - JPEG
 
-/// Invalid arguments (NULL pointer, non-positive size, stride below width, buffer too small).
-#define LC_JPEG_EINVAL (-1)
-/// The data is not a JPEG image (no SOI marker) or its header cannot be read.
-#define LC_JPEG_EHEADER (-2)
-/// The image's size differs from the size the caller expects.
-#define LC_JPEG_ESIZE (-3)
-/// The data is truncated (no EOI marker at the end).
-#define LC_JPEG_ETRUNCATED (-4)
-/// The decoder failed on corrupt data; the plane's content is unspecified.
-#define LC_JPEG_ECORRUPT (-5)
-/// The codec could not be set up (out of memory).
-#define LC_JPEG_ENOMEM (-6)
-/// The decoder finished the image but warned about corrupt data (a bad Huffman code, extraneous bytes before a
-/// marker). The plane holds the whole image, possibly with damaged blocks; callers decide whether to use it (some UVC
-/// cameras add extraneous bytes to every frame).
-#define LC_JPEG_EWARNING (-7)
+// The JPEG functions follow the shims' one error convention (0 or a count, else a negative errno code); each
+// LC_JPEG_E* name is the negative errno code it equals (jpeg.c checks them against <errno.h>), spelled as a number
+// because Swift imports only literal macros.
+/// -EINVAL: invalid arguments (NULL pointer, non-positive size, stride below width, buffer too small).
+#define LC_JPEG_EINVAL (-22)
+/// -EBADMSG: the data is not a JPEG image (no SOI marker) or its header cannot be read.
+#define LC_JPEG_EHEADER (-74)
+/// -ERANGE: the image's size differs from the size the caller expects.
+#define LC_JPEG_ESIZE (-34)
+/// -ENODATA: the data is truncated (no EOI marker at the end).
+#define LC_JPEG_ETRUNCATED (-61)
+/// -EILSEQ: the decoder failed on corrupt data; the plane's content is unspecified.
+#define LC_JPEG_ECORRUPT (-84)
+/// -ENOMEM: the codec could not be set up (out of memory).
+#define LC_JPEG_ENOMEM (-12)
+/// -EPROTO: the decoder finished the image but warned about corrupt data (a bad Huffman code, extraneous bytes before
+/// a marker). The plane holds the whole image, possibly with damaged blocks; callers decide whether to use it (some
+/// UVC cameras add extraneous bytes to every frame).
+#define LC_JPEG_EWARNING (-71)
 
 /// A TurboJPEG decompressor; create one per thread that decodes, and reuse it for every frame.
 typedef struct lc_jpeg_decoder lc_jpeg_decoder;
 
-/// Creates a decoder; NULL when out of memory. Free it with `lc_jpeg_decoder_destroy`.
-lc_jpeg_decoder *lc_jpeg_decoder_create(void);
+/// Creates a decoder: stores it in `*out` and returns 0, or returns LC_JPEG_EINVAL (NULL `out`) or LC_JPEG_ENOMEM,
+/// leaving `*out` NULL. Free it with `lc_jpeg_decoder_destroy`.
+int lc_jpeg_decoder_create(lc_jpeg_decoder **out);
 
 /// Frees a decoder; NULL is allowed.
 void lc_jpeg_decoder_destroy(lc_jpeg_decoder *decoder);
@@ -140,8 +146,9 @@ const char *lc_jpeg_decoder_error(lc_jpeg_decoder *decoder);
 /// A TurboJPEG compressor, for recordings and tests.
 typedef struct lc_jpeg_encoder lc_jpeg_encoder;
 
-/// Creates an encoder; NULL when out of memory. Free it with `lc_jpeg_encoder_destroy`.
-lc_jpeg_encoder *lc_jpeg_encoder_create(void);
+/// Creates an encoder: stores it in `*out` and returns 0, or returns LC_JPEG_EINVAL (NULL `out`) or LC_JPEG_ENOMEM,
+/// leaving `*out` NULL. Free it with `lc_jpeg_encoder_destroy`.
+int lc_jpeg_encoder_create(lc_jpeg_encoder **out);
 
 /// Frees an encoder; NULL is allowed.
 void lc_jpeg_encoder_destroy(lc_jpeg_encoder *encoder);

@@ -124,8 +124,8 @@ typedef struct lv_barcode_scanner lv_barcode_scanner;
 
 /// Creates a scanner with every symbology this header names enabled (each read by zbar, ZXing-C++ or both), zbar's
 /// default lengths, density 1, 1, QR downscale 1 and the QR finder prefilter on.
-/// Returns NULL when memory ran out.
-lv_barcode_scanner *lv_barcode_scanner_create(void);
+/// Stores it in `*out` and returns 0, or returns -EINVAL (NULL `out`) or -ENOMEM, leaving `*out` NULL.
+int lv_barcode_scanner_create(lv_barcode_scanner **out);
 
 /// Destroys a scanner; NULL is ignored.
 void lv_barcode_scanner_destroy(lv_barcode_scanner *scanner);

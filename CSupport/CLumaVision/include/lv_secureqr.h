@@ -142,8 +142,9 @@ typedef struct lv_sqr_analysis {
 /// Scratch buffers for analysing frames; one per recognizer, used from one thread at a time.
 typedef struct lv_sqr_analyzer lv_sqr_analyzer;
 
-/// Creates an analyzer; NULL when memory ran out.
-lv_sqr_analyzer *lv_sqr_analyzer_create(void);
+/// Creates an analyzer: stores it in `*out` and returns 0, or returns -EINVAL (NULL `out`) or -ENOMEM, leaving `*out`
+/// NULL.
+int lv_sqr_analyzer_create(lv_sqr_analyzer **out);
 
 /// Destroys an analyzer; NULL is ignored.
 void lv_sqr_analyzer_destroy(lv_sqr_analyzer *analyzer);

@@ -15,7 +15,8 @@ enum JPEGFixtures {
 
     /// `pixels` (`width` x `height`, tight rows) as a one-component JPEG, through the shim's encoder.
     static func greyJPEG(_ pixels: [UInt8], width: Int, height: Int, quality: Int32 = 95) -> [UInt8] {
-        guard let encoder = lc_jpeg_encoder_create() else { return [] }
+        var created: OpaquePointer?
+        guard lc_jpeg_encoder_create(&created) == 0, let encoder = created else { return [] }
         defer { lc_jpeg_encoder_destroy(encoder) }
         var output = [UInt8](repeating: 0, count: lc_jpeg_grey_capacity(Int32(width), Int32(height)))
         let capacity = output.count

@@ -1,0 +1,262 @@
+// The meter reader's counter reading (meter_internal.hpp): the drums read by the digit network with the carry rule
+// (lv_meter_digits.h), on the stroke map's grid or a better one, and the two polarities' readings reconciled.
+#include "meter_internal.hpp"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace lv_meter_detail {
+
+/// How a reading of the drums on one grid ended.
+enum class GridVerdict {
+    read,          // the drums were read (out holds the reading)
+    noDigit,       // fewer than kMinDrums drums of the grid hold a digit
+    digitBetween,  // a digit half-way between two drums: the grid's pitch is twice too long
+    digitBeyond,   // a digit beside the first or the last drum: the row goes on
+};
+
+/// Reads the drums the digit network's way: each drum's window classified into 100 positions (digit and tenth), then
+/// the carry rule over the row (lv_drums_resolve) for the digits and their confidences, the softmax mass of the
+/// positions that read as each digit. A drum caught between two digits that no carry explains gets the little mass
+/// left on whole positions, so the reading stays below any useful minConfidence instead of reporting a guess.
+GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out) {
+    out = Reading();
+    out.mode = LV_METER_MODE_COUNTER;
+    out.lightOnDark = lightOnDark;
+    const Row &row = drums.row;
+    const double h = row.height;
+    int count = std::min(drums.hi - drums.lo + 1, int(LV_METER_MAX_DIGITS));
+    if (count <= 0 || !m.classifier) return GridVerdict::noDigit;
+    m.probabilities.resize(size_t(count) * LV_DIGIT_CLASSES);
+    m.drumReadings.resize(size_t(count));
+    for (int i = 0; i < count; ++i) {
+        const double cx = drums.origin + (drums.lo + i) * drums.pitch;
+        float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
+        if (!cutWindow(m, cx, row.centre + row.shift(cx), h) ||
+            lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
+                                         m.window.step, p) != 0)
+            std::fill(p, p + LV_DIGIT_CLASSES, 1.0f / LV_DIGIT_CLASSES);  // nothing known: no confidence
+    }
+    // A drum at either end that the network takes for no digit is the window's edge or the plate beside it.
+    auto isDigit = [&](int i) {
+        const float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
+        double sum = 0;
+        for (int c = 0; c < LV_DIGIT_CLASSES; ++c) sum += p[c];
+        return sum >= kDigitMass;
+    };
+    int first = 0, last = count - 1;
+    while (first <= last && !isDigit(first)) ++first;
+    while (last >= first && !isDigit(last)) --last;
+    if (last - first + 1 < kMinDrums) return GridVerdict::noDigit;
+    // The grid must fit the drums. Half-way between two drums the network sees two half digits, no digit: a digit
+    // there means the grid skips every other drum (a pitch found twice too long, where every second digit was lost
+    // to the stroke map). And beside the first and the last drum it sees the window's edge or the plate: something
+    // digit-like there that the row did not take in (a drum off the grid) means the row may be cut short, and a
+    // reading with digits missing would be a confident misread.
+    auto digitAt = [&](double k) {
+        const double x = drums.origin + k * drums.pitch;
+        return viewDrum(m, x, row.centre + row.shift(x), h).mass >= kDigitMass;
+    };
+    auto clearDigitAt = [&](double k) {
+        const double x = drums.origin + k * drums.pitch;
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h);
+        return view.mass >= kDigitMass && view.clarity >= kDrumClarity;
+    };
+    if (last > first && (clearDigitAt(drums.lo + first + 0.5) || clearDigitAt(drums.lo + last - 0.5)))
+        return GridVerdict::digitBetween;
+    // A pitch found too long (every second drum lost to the stroke map, or a run of drums off the grid) puts the
+    // drum beyond an end between two real ones, which the network takes for no digit; so look a quarter of a drum
+    // nearer as well (further out, the window's frame and the plate can look like a 1).
+    for (double inward : {0.0, 0.25}) {
+        if ((first == 0 && digitAt(drums.lo - 1 + inward)) || (last == count - 1 && digitAt(drums.lo + count - inward)))
+            return GridVerdict::digitBeyond;
+    }
+    if (first > 0)
+        std::copy(m.probabilities.begin() + long(first) * LV_DIGIT_CLASSES,
+                  m.probabilities.begin() + long(last + 1) * LV_DIGIT_CLASSES, m.probabilities.begin());
+    const int lo = drums.lo + first;
+    count = last - first + 1;
+    if (lv_drums_resolve(m.probabilities.data(), count, m.drumReadings.data()) != count) return GridVerdict::noDigit;
+    double sum = 0;
+    for (int i = 0; i < count; ++i) {
+        const lv_drum_reading &drum = m.drumReadings[size_t(i)];
+        out.digits[i] = char('0' + drum.digit);
+        out.confidence[i] = 100 * drum.confidence;
+        if (drum.ambiguous) out.ambiguous |= 1u << i;
+        sum += 100 * drum.confidence;
+    }
+    out.count = count;
+    out.box = cv::Rect(int(drums.origin + lo * drums.pitch - drums.pitch / 2), int(row.top), int(count * drums.pitch),
+                       int(h));
+    out.finish();
+    out.score = float(sum);
+    return GridVerdict::read;
+}
+
+/// The drum pitch the row's own light says, in working pixels, or 0 when it says none: the lag between 0.45 and 1.6
+/// digit heights at which the row band's column profile (each column's mean over the digits' height, with its trend
+/// over two digit heights taken out) best correlates with itself. The dark bars between drums and the drums' lighter
+/// faces (or the reverse) repeat at the pitch, whatever the digits are, where the stroke map's digit blobs can miss
+/// every other drum or merge two. Of the correlation's peaks, the shortest lag within 85 % of the best (a pattern
+/// that repeats at the pitch also repeats at twice it).
+double periodicPitch(lv_meter &m, const Row &row) {
+    const cv::Mat &image = m.smooth;
+    const int h = int(std::lround(row.height)), width = image.cols;
+    if (h < 4) return 0;
+    const int minLag = std::max(3, int(std::floor(0.45 * row.height))), maxLag = int(std::ceil(1.6 * row.height));
+    if (maxLag * 2 >= width) return 0;
+    std::vector<double> &p = m.columnProfile;
+    p.assign(size_t(width), 0);
+    for (int i = 0; i < width; ++i) {
+        const int top = std::clamp(int(std::lround(row.top + row.shift(i))), 0, image.rows - 1);
+        const int bottom = std::clamp(top + h, top + 1, image.rows);
+        double sum = 0;
+        for (int y = top; y < bottom; ++y) sum += image.at<uint8_t>(y, i);
+        p[size_t(i)] = sum / (bottom - top);
+    }
+    // Take out the trend (lighting, the plate around the window): a running mean over two digit heights.
+    std::vector<double> &trend = m.correlation;
+    trend.assign(size_t(width), 0);
+    double running = 0;
+    int lo = 0, hi = -1;
+    for (int x = 0; x < width; ++x) {
+        while (hi < std::min(width - 1, x + h)) running += p[size_t(++hi)];
+        while (lo < x - h) running -= p[size_t(lo++)];
+        trend[size_t(x)] = running / (hi - lo + 1);
+    }
+    for (int x = 0; x < width; ++x) p[size_t(x)] -= trend[size_t(x)];
+    std::vector<double> &r = m.correlation;
+    r.assign(size_t(maxLag + 2), 0);
+    for (int lag = minLag - 1; lag <= maxLag + 1; ++lag) {
+        double sxy = 0, sxx = 0, syy = 0;
+        for (int x = 0; x + lag < width; ++x) {
+            sxy += p[size_t(x)] * p[size_t(x + lag)];
+            sxx += p[size_t(x)] * p[size_t(x)];
+            syy += p[size_t(x + lag)] * p[size_t(x + lag)];
+        }
+        r[size_t(lag)] = sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+    }
+    double best = 0;
+    for (int lag = minLag; lag <= maxLag; ++lag)
+        if (r[size_t(lag)] >= r[size_t(lag - 1)] && r[size_t(lag)] >= r[size_t(lag + 1)])
+            best = std::max(best, r[size_t(lag)]);
+    if (best < 0.2) return 0;
+    for (int lag = minLag; lag <= maxLag; ++lag) {
+        const double a = r[size_t(lag - 1)], b = r[size_t(lag)], c = r[size_t(lag + 1)];
+        if (b < a || b < c || b < 0.85 * best) continue;
+        const double denominator = a - 2 * b + c;
+        return lag + (denominator < 0 ? 0.5 * (a - c) / denominator : 0);
+    }
+    return 0;
+}
+
+/// The drums again at `pitch`: anchored at the whole digit the network sees most clearly and extended either way
+/// while the network sees a digit. False when it sees none clearly.
+bool regrid(lv_meter &m, const DrumRow &drums, double pitch, DrumRow &out) {
+    const Row &row = drums.row;
+    const double h = row.height;
+    double anchor = 0, clearest = 0;
+    for (const Blob &b : row.members) {
+        const double clarity = viewDrum(m, b.cx(), row.centre + row.shift(b.cx()), h).clarity;
+        if (clarity > clearest) {
+            clearest = clarity;
+            anchor = b.cx();
+        }
+    }
+    if (clearest < kDrumClarity) return false;
+    out = drums;
+    out.pitch = pitch;
+    out.origin = anchor;
+    out.lo = out.hi = 0;
+    auto digit = [&](int k) {
+        const double x = anchor + k * pitch;
+        return viewDrum(m, x, row.centre + row.shift(x), h).mass >= kDigitMass;
+    };
+    while (out.hi - out.lo + 1 < LV_METER_MAX_DIGITS && digit(out.lo - 1)) --out.lo;
+    while (out.hi - out.lo + 1 < LV_METER_MAX_DIGITS && digit(out.hi + 1)) ++out.hi;
+    return true;
+}
+
+/// Whether `candidate` should replace `out` as a polarity's counter reading: any reading beats none; where the
+/// stroke map's grid and the row's light disagree on the pitch, the reading of more drums (a grid that lost drums
+/// reads a part of the counter, surely), then the larger total confidence.
+bool preferable(const Reading &candidate, const Reading &out, bool gridsAgree) {
+    if (out.count == 0) return true;
+    if (!gridsAgree && candidate.count != out.count) return candidate.count > out.count;
+    return candidate.score > out.score;
+}
+
+void readCounterRow(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out) {
+    out = Reading();
+    const double light = periodicPitch(m, drums.row);
+    const double ratio = light / drums.pitch, multiple = std::round(ratio);
+    const bool agrees = light == 0 || (multiple >= 1 && std::fabs(ratio - multiple) < 0.12 * multiple);
+    const GridVerdict verdict = readCounter(m, lightOnDark, drums, out);
+    if (agrees && verdict == GridVerdict::read && out.readingConfidence >= kSureDrums) return;
+    double pitches[2];
+    int tries = 0;
+    if (verdict == GridVerdict::digitBetween) pitches[tries++] = drums.pitch / 2;
+    if (verdict == GridVerdict::digitBeyond) pitches[tries++] = drums.pitch;
+    if (light > 0 && std::fabs(light - drums.pitch) >= 0.12 * drums.pitch) pitches[tries++] = light;
+    DrumRow &other = m.other;
+    Reading candidate;
+    const DrumRow *grid = verdict == GridVerdict::read ? &drums : nullptr;
+    for (int i = 0; i < tries; ++i) {
+        if (!regrid(m, drums, pitches[i], other)) continue;
+        if (readCounter(m, lightOnDark, other, candidate) == GridVerdict::read &&
+            preferable(candidate, out, agrees)) {
+            out = candidate;
+            m.regridded = other;
+            grid = &m.regridded;
+        }
+    }
+    if (!grid || (out.count > 0 && out.readingConfidence >= kSureDrums)) return;
+    // Still unsure: the digits' height from the stroke map may be off (a drum's next digit showing above or below
+    // joins its strokes), and the network reads a window scaled wrongly less surely. Try the windows a little smaller
+    // and a little larger.
+    // (Not shifted up or down: a window shifted off a drum caught mid-roll shows it as a whole digit, which the
+    // network is surer of, and the surest reading would be the wrong one.)
+    for (double factor : {0.85, 1.2}) {
+        other = *grid;
+        other.row.height = grid->row.height * factor;
+        other.row.top = grid->row.centre - other.row.height / 2;
+        if (readCounter(m, lightOnDark, other, candidate) == GridVerdict::read && preferable(candidate, out, agrees))
+            out = candidate;
+    }
+}
+
+void withdrawDisputed(Reading &reading, const Reading &other) {
+    if (reading.count == 0 || other.count == 0) return;
+    const double pitch = double(reading.box.width) / reading.count;
+    const double otherPitch = double(other.box.width) / other.count;
+    bool changed = false;
+    for (int i = 0; i < reading.count; ++i) {
+        const double x = reading.box.x + (i + 0.5) * pitch;
+        for (int j = 0; j < other.count; ++j) {
+            const double y = other.box.x + (j + 0.5) * otherPitch;
+            if (std::fabs(x - y) < 0.3 * pitch && other.digits[j] != reading.digits[i] &&
+                other.confidence[j] >= kDisputing) {
+                reading.confidence[i] = 0;
+                changed = true;
+            }
+        }
+    }
+    if (changed) {
+        const float score = reading.score;
+        reading.finish();
+        reading.score = score;
+    }
+}
+
+void keepBetter(Reading &best, const Reading &candidate) {
+    if (candidate.count == 0) return;
+    if (best.count == 0 || candidate.readingConfidence > best.readingConfidence + 1e-3 ||
+        (std::fabs(candidate.readingConfidence - best.readingConfidence) <= 1e-3 && candidate.score > best.score))
+        best = candidate;
+}
+
+}  // namespace lv_meter_detail

@@ -1,0 +1,354 @@
+// The meter reader's seven-segment reader (meter_internal.hpp): digit boxes in the binary stroke map, each read by
+// probing its seven segments.
+#include "meter_internal.hpp"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace lv_meter_detail {
+
+// MARK: Seven-segment displays
+
+void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
+    out = Reading();
+    out.mode = LV_METER_MODE_DIGITAL;
+    out.lightOnDark = lightOnDark;
+    Row &row = m.row;
+    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    // Again with the background also closed by a square a little wider than the strokes, now that their size is
+    // known: glare on the display, which the row-wise closing leaves in, joins digits into one blob or hides them
+    // under the threshold. (The row-wise closing is the caller's, still in m.closed.)
+    strokeMap(m, lightOnDark, 0, 0, odd(kSquare * row.height));
+    binarise(m);
+    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    const double h = row.height;
+    // Each member's right edge above the decimal point's height: a lit point next to a digit joins its blob.
+    for (Blob &b : row.members) {
+        const double shift = row.shift(b.cx());
+        const int top = std::max(b.y, int(row.top + shift)), bottom = int(row.bottom + shift - 0.22 * h);
+        if (bottom <= top) continue;
+        cv::reduce(m.binary(cv::Rect(b.x, top, b.w, bottom - top)), m.boxed, 0, cv::REDUCE_MAX);
+        const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
+        int right = b.w;
+        while (right > 1 && !columns[right - 1]) --right;
+        b.w = right;
+    }
+    // Digit width: the median of the members that are not a narrow "1".
+    m.scratch.clear();
+    for (const Blob &b : row.members)
+        if (b.w > 0.35 * h) m.scratch.push_back(b.w);
+    const double wd = m.scratch.empty() ? 0.5 * h : median(m.scratch);
+    // Digit pitch: the median step between right edges of neighbours one digit apart.
+    m.scratch.clear();
+    for (size_t i = 1; i < row.members.size(); ++i) {
+        const double step = (row.members[i].x + row.members[i].w) - (row.members[i - 1].x + row.members[i - 1].w);
+        if (step > wd && step < 2 * wd) m.scratch.push_back(step);
+    }
+    const double pitch = m.scratch.empty() ? 1.3 * wd : median(m.scratch);
+
+    // Cells: each member's right edge is its digit's (every digit lights b or c); members wider than a digit are
+    // neighbours that touch, split at the pitch.
+    struct Cell {
+        double left;
+        bool split;  // one of the digits a wide member was split into
+    };
+    constexpr int kMaxCandidates = 2 * LV_METER_MAX_DIGITS;
+    Cell candidates[kMaxCandidates];
+    int candidateCount = 0;
+    for (const Blob &b : row.members) {
+        const double right = b.x + b.w;
+        int n = 1;
+        // A member much wider than a digit holds two or more that touch (a "1" next to a lit point and the next
+        // digit, say): one more digit for each pitch or part of one beyond the digit's width.
+        if (b.w > 1.25 * wd) n = 1 + int(std::ceil((b.w - 1.25 * wd) / pitch));
+        for (int k = n - 1; k >= 0 && candidateCount < kMaxCandidates; --k) {
+            const Cell cell{right - k * pitch - wd, k > 0};
+            // A split-off digit where the previous member already put one (a wide member that is a digit joined
+            // with a lit point or glare beside it) is that digit.
+            if (candidateCount > 0 && cell.left - candidates[candidateCount - 1].left < 0.5 * pitch) {
+                if (cell.split) continue;
+                if (candidates[candidateCount - 1].split) --candidateCount;
+            }
+            candidates[candidateCount++] = cell;
+        }
+    }
+    // The digits of a reading are consecutive, one pitch apart: cells a whole number of pitches apart belong to one
+    // run (a digit whose blob was lost in between gets a cell of its own), and the run with the most cells is the
+    // reading; cells off that grid (a blob in the background, beside the display) are not part of it.
+    int bestStart = 0, bestEnd = 0, bestCells = 0;
+    for (int start = 0; start < candidateCount;) {
+        int end = start + 1;
+        while (end < candidateCount) {
+            const double steps = (candidates[end].left - candidates[end - 1].left) / pitch;
+            const double whole = std::round(steps);
+            if (whole < 1 || whole > 3 || std::fabs(steps - whole) > 0.3) break;
+            ++end;
+        }
+        if (end - start > bestCells) {
+            bestCells = end - start;
+            bestStart = start;
+            bestEnd = end;
+        }
+        start = end;
+    }
+    Cell cells[LV_METER_MAX_DIGITS];
+    int cellCount = 0;
+    for (int i = bestStart; i < bestEnd && cellCount < LV_METER_MAX_DIGITS; ++i) {
+        if (i > bestStart) {
+            const double step = candidates[i].left - candidates[i - 1].left;
+            const int whole = int(std::lround(step / pitch));
+            for (int k = 1; k < whole && cellCount < LV_METER_MAX_DIGITS; ++k)
+                cells[cellCount++] = Cell{candidates[i - 1].left + k * step / whole, false};
+        }
+        if (cellCount < LV_METER_MAX_DIGITS) cells[cellCount++] = candidates[i];
+    }
+    // Stroke width: the median of the short vertical runs of stroke pixels across the members' middle columns, which
+    // cross the horizontal segments.
+    m.scratch.clear();
+    for (const Blob &b : row.members) {
+        if (b.w < 0.35 * h) continue;  // a "1" has no horizontal segment
+        for (int x = b.x + b.w / 3; x < b.x + b.w - b.w / 3; ++x) {
+            int run = 0;
+            for (int y = b.y; y <= b.y + b.h; ++y) {
+                if (y < b.y + b.h && m.binary.at<uint8_t>(y, x)) {
+                    ++run;
+                } else {
+                    if (run > 0 && run < 0.3 * h) m.scratch.push_back(run);
+                    run = 0;
+                }
+            }
+        }
+    }
+    const double stroke = std::clamp(m.scratch.empty() ? 0.13 * h : median(m.scratch), 0.06 * h, 0.22 * h);
+    // Segment probes (fractions of the cell), in the order a b c d e f g; the last value says whether the segment is
+    // horizontal. A horizontal segment's probe spans only the columns between the vertical segments, and a vertical
+    // one's only the rows between the horizontal segments, with a pixel to spare: with thick strokes and narrow
+    // digits, fixed probes reach into the neighbouring segments (a "0" read as "8", a "5" as "9").
+    double segmentProbe[7][5];
+    {
+        const double inU = std::min(0.42, (stroke + 1) / wd + 0.03), inV = (stroke + 1) / h + 0.02;
+        const double upper0 = std::min(0.24, inV), upper1 = std::max(0.32, 0.5 - (stroke / 2 + 1) / h - 0.02);
+        const double lower0 = 1 - upper1, lower1 = 1 - upper0;
+        const double probes[7][5] = {
+            {inU, -0.06, 1 - inU, 0.26, 1},   {0.55, upper0, 1.08, upper1, 0}, {0.55, lower0, 1.08, lower1, 0},
+            {inU, 0.74, 1 - inU, 1.06, 1},    {-0.08, lower0, 0.45, lower1, 0}, {-0.08, upper0, 0.45, upper1, 0},
+            {inU, 0.34, 1 - inU, 0.66, 1},
+        };
+        std::memcpy(segmentProbe, probes, sizeof segmentProbe);
+    }
+    double value[LV_METER_MAX_DIGITS][7];
+    m.values.clear();
+    for (int i = 0; i < cellCount; ++i)
+        for (int s = 0; s < 7; ++s) {
+            const double *p = segmentProbe[s];
+            const double top = row.top + row.shift(cells[i].left + wd / 2);
+            value[i][s] = probe(m, cellRect(cells[i].left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
+            m.values.push_back(value[i][s]);
+        }
+    if (m.values.empty()) return;
+    // The lit level: most digits light most segments, so the 85th percentile of all probes is a lit one.
+    std::sort(m.values.begin(), m.values.end());
+    const double lit = std::max(1.0, m.values[size_t(0.85 * double(m.values.size() - 1))]);
+
+    // Reads one cell from its probe values: the digit, its confidence, and whether the cell is blank (no segment
+    // lit) or has a lit hole.
+    struct CellReading {
+        int digit = -1;
+        double confidence = 0, own = 0;
+        bool blank = false, holeLit = false, exact = false;
+    };
+    auto classify = [&](const double *values, double left) {
+        CellReading r;
+        for (int s = 0; s < 7; ++s) r.own = std::max(r.own, values[s]);
+        const double level = std::max(0.6 * lit, std::min(lit, r.own));
+        const double threshold = 0.5 * level;
+        int segments = 0;
+        double weakest = 1;
+        double margin[7];
+        for (int s = 0; s < 7; ++s) {
+            margin[s] = std::min(1.0, std::fabs(values[s] - threshold) / threshold);
+            if (values[s] > threshold) segments |= 1 << s;
+            weakest = std::min(weakest, margin[s]);
+        }
+        for (const auto &pattern : kPatterns)
+            if (pattern.segments == segments) r.digit = pattern.digit;
+        r.exact = r.digit >= 0;
+        if (r.exact) {
+            r.confidence = clamp01(weakest / 0.45);
+        } else {
+            // No exact pattern: the nearest one, by the margins of the segments that disagree.
+            double bestCost = 1e9;
+            for (const auto &pattern : kPatterns) {
+                double cost = 0;
+                for (int s = 0; s < 7; ++s)
+                    if (((pattern.segments ^ segments) >> s) & 1) cost += margin[s];
+                if (cost < bestCost) {
+                    bestCost = cost;
+                    r.digit = pattern.digit;
+                }
+            }
+            r.confidence = 0.5 * clamp01(1 - bestCost / 0.5);
+        }
+        r.confidence *= clamp01(r.own / (0.6 * lit));  // a digit much fainter than the others is doubtful
+        // The two holes of the figure eight (between a, b, g, f and between g, c, d, e) are unlit in every digit:
+        // a stroke across either means the cell holds a blob or texture, not a seven-segment digit.
+        const double top = row.top + row.shift(left + wd / 2);
+        const double upperHole = probe(m, cellRect(left, top, wd, h, 0.38, 0.27, 0.62, 0.33), true);
+        const double lowerHole = probe(m, cellRect(left, top, wd, h, 0.38, 0.67, 0.62, 0.73), true);
+        r.holeLit = std::max(upperHole, lowerHole) > threshold;
+        if (r.holeLit) r.confidence = 0;
+        r.blank = segments == 0;
+        return r;
+    };
+    CellReading readings[LV_METER_MAX_DIGITS];
+    for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].left);
+    // A cell with no lit segment (a blank position, or the ground between the display and a blob beside it) ends
+    // the reading: its digits are consecutive. The run with the most digits, then the most confident, is the reading.
+    {
+        int runStart = 0, runEnd = 0;
+        double runScore = -1;
+        for (int start = 0; start < cellCount;) {
+            if (readings[start].blank) {
+                ++start;
+                continue;
+            }
+            int end = start;
+            while (end < cellCount && !readings[end].blank) ++end;
+            // Cells with a lit hole at the run's ends are what lies beside the display (its edge, a blob).
+            int first = start, last = end;
+            while (first < last && readings[first].holeLit) ++first;
+            while (last > first && readings[last - 1].holeLit) --last;
+            double sum = 0;
+            for (int i = first; i < last; ++i) sum += readings[i].confidence;
+            const double score = (last - first) * 1000.0 + sum;
+            if (score > runScore) {
+                runScore = score;
+                runStart = first;
+                runEnd = last;
+            }
+            start = end;
+        }
+        if (runEnd == runStart) return;
+        cellCount = runEnd - runStart;
+        for (int i = 0; i < cellCount; ++i) {
+            cells[i] = cells[runStart + i];
+            readings[i] = readings[runStart + i];
+        }
+    }
+    // A digit at either end whose blob was lost (joined to the display's edge, to glare or to something above or
+    // below it) is one pitch beyond the run: a cell there that shows a whole digit pattern as bright as the others
+    // is part of the reading. A "1" must also have nothing above or below it: the display's edge and the meter
+    // body's, which read as one, reach past the digits' top and bottom.
+    auto clearAboveBelow = [&](double left) {
+        const double top = row.top + row.shift(left + wd / 2);
+        for (const double v : {-0.2, 1.05}) {
+            const cv::Rect r =
+                cellRect(left, top, wd, h, 0.1, v, 0.9, v + 0.15) & cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+            if (r.empty()) return false;
+            cv::reduce(m.binary(r), m.boxed, 0, cv::REDUCE_MAX);
+            if (cv::countNonZero(m.boxed) > 0.1 * r.width) return false;
+        }
+        return true;
+    };
+    auto extend = [&](double left, CellReading &r) {
+        if (left < 0 || left + wd > m.strokes.cols) return false;
+        double values[7];
+        const double top = row.top + row.shift(left + wd / 2);
+        for (int s = 0; s < 7; ++s) {
+            const double *p = segmentProbe[s];
+            values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
+        }
+        r = classify(values, left);
+        return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
+               (r.digit != 1 || clearAboveBelow(left));
+    };
+    for (CellReading r; cellCount < LV_METER_MAX_DIGITS && extend(cells[0].left - pitch, r);) {
+        for (int i = cellCount; i > 0; --i) {
+            cells[i] = cells[i - 1];
+            readings[i] = readings[i - 1];
+        }
+        cells[0] = Cell{cells[1].left - pitch, false};
+        readings[0] = r;
+        ++cellCount;
+    }
+    for (CellReading r; cellCount < LV_METER_MAX_DIGITS && extend(cells[cellCount - 1].left + pitch, r);) {
+        cells[cellCount] = Cell{cells[cellCount - 1].left + pitch, false};
+        readings[cellCount] = r;
+        ++cellCount;
+    }
+    for (int i = 0; i < cellCount; ++i) {
+        out.digits[i] = char('0' + readings[i].digit);
+        out.confidence[i] = float(100 * readings[i].confidence);
+    }
+    out.count = cellCount;
+    // Decimal point: the strongest dot at the baseline in the middle of the gap between two digits, if it is lit and
+    // stands out from the unlit points (which LCDs show faintly).
+    const int dot = std::max(1, int(std::lround(std::min(0.07 * h, 0.5 * (pitch - wd)))));
+    cv::boxFilter(m.strokes, m.boxed, -1, cv::Size(dot, dot));
+    double dots[LV_METER_MAX_DIGITS] = {};
+    double bestDot = 0;
+    int bestAfter = -1;
+    for (int i = 0; i + 1 < cellCount; ++i) {
+        const double right = cells[i].left + wd, next = cells[i + 1].left;
+        const double space = next - right;
+        if (space < 1) continue;
+        // Only the gap's middle: the point is centred in it, and near either digit a stroke of that digit (in a
+        // cell placed a little off) would pass for a lit point.
+        const double inset = std::min(std::max(dot / 2.0, 0.3 * space), std::max(0.0, (space - 1) / 2));
+        cv::Rect r(int(std::floor(right + inset)), int(std::floor(row.bottom + row.shift(right + space / 2) - 0.2 * h)),
+                   std::max(1, int(std::lround(space - 2 * inset))), std::max(1, int(0.26 * h)));
+        r &= cv::Rect(0, 0, m.boxed.cols, m.boxed.rows);
+        if (r.empty()) continue;
+        double peak = 0;
+        cv::minMaxLoc(m.boxed(r), nullptr, &peak);
+        dots[i] = peak;
+        if (peak > bestDot) {
+            bestDot = peak;
+            bestAfter = i + 1;
+        }
+    }
+    double otherDots = 0;
+    for (int i = 0; i + 1 < cellCount; ++i)
+        if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
+    if (bestAfter > 0 && bestDot > 0.5 * lit && bestDot > 1.6 * otherDots) out.decimalAfter = bestAfter;
+    // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the
+    // right polarity, small for the wrong one (which finds the gaps between segments).
+    {
+        const int rowWidth = int(cells[cellCount - 1].left + wd - cells[0].left);
+        const cv::Rect band =
+            cv::Rect(int(cells[0].left), int(row.top), rowWidth, int(h)) & cv::Rect(0, 0, m.smooth.cols, m.smooth.rows);
+        if (!band.empty()) {
+            int histogram[256] = {};
+            double strokeSum = 0, strokeCount = 0;
+            for (int y = band.y; y < band.y + band.height; ++y) {
+                const uint8_t *grey = m.smooth.ptr<uint8_t>(y);
+                const uint8_t *on = m.binary.ptr<uint8_t>(y);
+                for (int x = band.x; x < band.x + band.width; ++x) {
+                    ++histogram[grey[x]];
+                    if (on[x]) {
+                        strokeSum += grey[x];
+                        ++strokeCount;
+                    }
+                }
+            }
+            int seen = 0, medianGrey = 0;
+            while (medianGrey < 255 && (seen += histogram[medianGrey]) < band.area() / 2) ++medianGrey;
+            if (strokeCount > 0) {
+                const double strokeMean = strokeSum / strokeCount;
+                out.contrast = float(lightOnDark ? strokeMean - medianGrey : medianGrey - strokeMean);
+            }
+        }
+    }
+    out.box = cv::Rect(int(cells[0].left), int(row.top), int(cells[cellCount - 1].left + wd - cells[0].left),
+                       int(h));
+    out.finish();
+    double sum = 0;
+    for (int i = 0; i < out.count; ++i) sum += out.confidence[i];
+    out.score = float(sum);
+}
+
+}  // namespace lv_meter_detail

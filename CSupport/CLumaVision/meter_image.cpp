@@ -1,0 +1,276 @@
+// The meter reader's working image (meter_internal.hpp): the crop scaled and smoothed, stroke maps of either
+// polarity, their binary maps, digit rows and segment probes.
+#include "meter_internal.hpp"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace lv_meter_detail {
+
+/// Averages `grey` over blocks of `factor` x `factor` pixels (at most 16) into `out`, dropping the partial blocks at
+/// the right and bottom edges; `sums` is scratch. Sums of a block's rows first, then of their columns, so the inner
+/// loops are plain adds the compiler vectorises.
+void reduceBlocks(const cv::Mat &grey, int factor, std::vector<uint16_t> &sums, cv::Mat &out) {
+    const int cols = grey.cols / factor, rows = grey.rows / factor, width = cols * factor;
+    out.create(rows, cols, CV_8UC1);
+    sums.resize(size_t(width));
+    const uint32_t area = uint32_t(factor * factor), half = area / 2;
+    for (int y = 0; y < rows; ++y) {
+        uint16_t *sum = sums.data();
+        std::fill(sum, sum + width, uint16_t(0));
+        for (int r = 0; r < factor; ++r) {
+            const uint8_t *in = grey.ptr<uint8_t>(y * factor + r);
+            for (int x = 0; x < width; ++x) sum[x] = uint16_t(sum[x] + in[x]);  // at most 16 * 255
+        }
+        uint8_t *o = out.ptr<uint8_t>(y);
+        for (int x = 0; x < cols; ++x) {
+            uint32_t total = 0;
+            for (int k = 0; k < factor; ++k) total += sum[x * factor + k];
+            o[x] = uint8_t((total + half) / area);
+        }
+    }
+}
+
+void prepare(lv_meter &m) {
+    const cv::Mat &grey = m.grey;
+    const double scale = std::min(2.0, std::sqrt(kWorkingArea / (double(grey.cols) * grey.rows)));
+    const cv::Size size(std::max(8, int(std::lround(grey.cols * scale))),
+                        std::max(8, int(std::lround(grey.rows * scale))));
+    // A large crop (a 1080p frame's) is first averaged over blocks of the largest whole factor that keeps it at least
+    // the working size, then area-resized from there: OpenCV's area resize of the whole crop by a fractional factor
+    // cost more than all the rest of the seven-segment reader.
+    const int factor = scale < 1 ? std::min(16, int(std::floor(1 / scale))) : 1;
+    if (factor >= 2) {
+        reduceBlocks(grey, factor, m.rowSums, m.reduced);
+        cv::resize(m.reduced, m.work, size, 0, 0, cv::INTER_AREA);
+    } else {
+        cv::resize(grey, m.work, size, 0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    }
+    m.scale = double(size.width) / grey.cols;
+    cv::GaussianBlur(m.work, m.smooth, cv::Size(3, 3), 0);
+}
+
+void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical, int square) {
+    const int op = lightOnDark ? cv::MORPH_OPEN : cv::MORPH_CLOSE;
+    // Each closing runs on the image extended by its edge, as far as the structuring element reaches: OpenCV's
+    // morphology ignores what lies beyond the image, so near the crop's edge the closing would reach over the meter
+    // body to the display's ground and the body's edge would become a wide "stroke" that throws the threshold off.
+    auto close = [&](int width, int height, cv::Mat &out) {
+        const int x = width / 2, y = height / 2;
+        cv::copyMakeBorder(m.smooth, m.padded, y, y, x, x, cv::BORDER_REPLICATE);
+        cv::morphologyEx(m.padded, m.paddedClosed, op,
+                         cv::getStructuringElement(cv::MORPH_RECT, cv::Size(width, height)));
+        m.paddedClosed(cv::Rect(x, y, m.smooth.cols, m.smooth.rows)).copyTo(out);
+    };
+    if (horizontal > 0) close(horizontal, 1, m.closed);
+    if (vertical > 0) {
+        close(1, vertical, m.closedVertical);
+        if (lightOnDark)
+            cv::max(m.closed, m.closedVertical, m.closed);
+        else
+            cv::min(m.closed, m.closedVertical, m.closed);
+    }
+    if (square > 0) {
+        close(square, square, m.closedVertical);
+        if (lightOnDark)
+            cv::max(m.closed, m.closedVertical, m.closed);
+        else
+            cv::min(m.closed, m.closedVertical, m.closed);
+    }
+    if (lightOnDark)
+        cv::subtract(m.smooth, m.closed, m.strokes);
+    else
+        cv::subtract(m.closed, m.smooth, m.strokes);
+}
+
+double binarise(lv_meter &m) {
+    int histogram[256] = {};
+    for (int y = 0; y < m.strokes.rows; ++y) {
+        const uint8_t *row = m.strokes.ptr<uint8_t>(y);
+        for (int x = 0; x < m.strokes.cols; ++x) ++histogram[row[x]];
+    }
+    const double total = double(m.strokes.total());
+    double sum = 0;
+    for (int i = 0; i < 256; ++i) sum += double(i) * histogram[i];
+    double sumB = 0, weightB = 0, best = -1;
+    int otsu = 0;
+    for (int t = 0; t < 256; ++t) {
+        weightB += histogram[t];
+        if (weightB == 0) continue;
+        const double weightF = total - weightB;
+        if (weightF == 0) break;
+        sumB += double(t) * histogram[t];
+        const double mB = sumB / weightB, mF = (sum - sumB) / weightF;
+        const double between = weightB * weightF * (mB - mF) * (mB - mF);
+        if (between > best) {
+            best = between;
+            otsu = t;
+        }
+    }
+    double seen = 0;
+    int p99 = 255;
+    for (int i = 0; i < 256; ++i) {
+        seen += histogram[i];
+        if (seen >= 0.99 * total) {
+            p99 = i;
+            break;
+        }
+    }
+    const double level = std::max({double(otsu), p99 / 3.0, 8.0});
+    cv::threshold(m.strokes, m.binary, level, 255, cv::THRESH_BINARY);
+    return level;
+}
+
+/// Fills in a row's members (those of m.blobs that `belongs` accepts, left to right, none overlapping an earlier one)
+/// and its geometry: height, centre line and tilt (from the members' edges with `byEdges`, for seven-segment digits).
+template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges, Belongs belongs) {
+    row.members.clear();
+    for (const Blob &b : m.blobs)
+        if (belongs(b)) row.members.push_back(b);
+    std::sort(row.members.begin(), row.members.end(), [](const Blob &a, const Blob &b) { return a.x < b.x; });
+    // Drop members that overlap an earlier one horizontally (stacked parts of something else).
+    std::vector<Blob> &members = row.members;
+    members.erase(std::unique(members.begin(), members.end(),
+                              [](const Blob &a, const Blob &b) { return b.x < a.x + a.w; }),
+                  members.end());
+    if (members.empty()) return false;
+    m.scratch.clear();
+    for (const Blob &b : members) m.scratch.push_back(b.y);
+    row.top = median(m.scratch);
+    m.scratch.clear();
+    for (const Blob &b : members) m.scratch.push_back(b.y + b.h);
+    row.bottom = median(m.scratch);
+    row.height = std::max(4.0, row.bottom - row.top);
+    row.centre = (row.top + row.bottom) / 2;
+    if (byEdges) {
+        // Tilt: the median of the slopes between the members' tops and between their bottoms, over pairs far enough
+        // apart (Theil-Sen). A seven-segment digit without a top or bottom segment (4, 7, 1) moves its blob's edge,
+        // and with it the centre a least-squares line through the centres would follow, by a stroke's width; a
+        // median ignores it.
+        double sx = 0;
+        for (const Blob &b : members) sx += b.cx();
+        row.x0 = sx / double(members.size());
+        row.slope = 0;
+        m.scratch.clear();
+        for (size_t i = 0; i < members.size(); ++i)
+            for (size_t j = i + 1; j < members.size(); ++j) {
+                const Blob &a = members[i], &b = members[j];
+                const double dx = b.cx() - a.cx();
+                if (dx < 0.5 * row.height) continue;
+                m.scratch.push_back((b.y - a.y) / dx);
+                m.scratch.push_back((b.y + b.h - a.y - a.h) / dx);
+            }
+        if (!m.scratch.empty()) row.slope = std::clamp(median(m.scratch), -0.1, 0.1);
+        // The centre line through the mean of the centres of the members of about the row's height, at its middle
+        // column; the height is the medians' above.
+        double count = 0, sy = 0;
+        for (const Blob &b : members)
+            if (std::fabs(b.h - row.height) <= 0.15 * row.height) {
+                count += 1;
+                sy += b.cy() - row.slope * (b.cx() - row.x0);
+            }
+        if (count > 0) row.centre = sy / count;
+        row.top = row.centre - row.height / 2;
+        row.bottom = row.centre + row.height / 2;
+        return true;
+    }
+    // Tilt: a least-squares line through the centres of the members of about the row's height (printed digits are
+    // all of one height).
+    double count = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const Blob &b : members)
+        if (std::fabs(b.h - row.height) <= 0.15 * row.height) {
+            count += 1;
+            sx += b.cx();
+            sy += b.cy();
+            sxx += b.cx() * b.cx();
+            sxy += b.cx() * b.cy();
+        }
+    row.slope = 0;
+    row.x0 = count > 0 ? sx / count : 0;
+    if (count >= 2 && sxx - sx * sx / count > 1e-6)
+        row.slope = std::clamp((sxy - sx * sy / count) / (sxx - sx * sx / count), -0.1, 0.1);
+    // The medians above are for the row's middle column.
+    if (count > 0) row.centre = sy / count;
+    row.top = row.centre - row.height / 2;
+    row.bottom = row.centre + row.height / 2;
+    return true;
+}
+
+bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance,
+             double maxAspect) {
+    const int rows = m.binary.rows, cols = m.binary.cols;
+    if (joinSegments)
+        cv::dilate(m.binary, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
+    else
+        m.binary.copyTo(m.dilated);
+    const int n = cv::connectedComponentsWithStats(m.dilated, m.labels, m.stats, m.centroids, 8, CV_32S);
+    m.blobs.clear();
+    for (int i = 1; i < n; ++i) {
+        const int *s = m.stats.ptr<int>(i);
+        Blob b{s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]};
+        if (b.h < 0.16 * rows || b.h > 0.95 * rows || b.w > maxAspect * b.h || b.w < 2 || b.w < minAspect * b.h)
+            continue;
+        if (b.y <= 0 || b.y + b.h >= rows || b.x <= 0 || b.x + b.w >= cols) continue;  // cut by the crop's edge
+        const double fill = s[cv::CC_STAT_AREA] / double(b.w * b.h);
+        if (fill < 0.04 || fill > maxFill) continue;
+        m.blobs.push_back(b);
+    }
+    double bestScore = 0;
+    int bestIndex = -1;
+    for (size_t i = 0; i < m.blobs.size(); ++i) {
+        const Blob &a = m.blobs[i];
+        double score = 0;
+        for (const Blob &b : m.blobs)
+            if (std::fabs(b.h - a.h) <= tolerance * a.h && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
+        if (score > bestScore) {
+            bestScore = score;
+            bestIndex = int(i);
+        }
+    }
+    row.members.clear();
+    if (bestIndex < 0) return false;
+    const Blob seed = m.blobs[size_t(bestIndex)];
+    if (!collectRow(m, row, joinSegments, [&](const Blob &b) {
+            return std::fabs(b.h - seed.h) <= tolerance * seed.h && std::fabs(b.cy() - seed.cy()) <= 0.25 * seed.h;
+        }))
+        return false;
+    // Again along the tilted row, which on a slightly rotated meter leaves the ends of a long row out of the first
+    // pass's band around the seed.
+    const double height = row.height, centre = row.centre, slope = row.slope, x0 = row.x0;
+    return collectRow(m, row, joinSegments, [&](const Blob &b) {
+        return std::fabs(b.h - height) <= tolerance * height &&
+               std::fabs(b.cy() - centre - slope * (b.cx() - x0)) <= 0.25 * height;
+    });
+}
+
+double probe(lv_meter &m, cv::Rect r, bool horizontal) {
+    r &= cv::Rect(0, 0, m.strokes.cols, m.strokes.rows);
+    if (r.empty()) return 0;
+    m.scratch.clear();
+    if (horizontal) {
+        for (int x = r.x; x < r.x + r.width; ++x) {
+            int best = 0;
+            for (int y = r.y; y < r.y + r.height; ++y) best = std::max(best, int(m.strokes.at<uint8_t>(y, x)));
+            m.scratch.push_back(best);
+        }
+    } else {
+        for (int y = r.y; y < r.y + r.height; ++y) {
+            const uint8_t *p = m.strokes.ptr<uint8_t>(y);
+            int best = 0;
+            for (int x = r.x; x < r.x + r.width; ++x) best = std::max(best, int(p[x]));
+            m.scratch.push_back(best);
+        }
+    }
+    return median(m.scratch);
+}
+cv::Rect cellRect(double left, double top, double w, double h, double u0, double v0, double u1, double v1) {
+    const int x0 = int(std::floor(left + u0 * w)), x1 = int(std::ceil(left + u1 * w));
+    const int y0 = int(std::floor(top + v0 * h)), y1 = int(std::ceil(top + v1 * h));
+    return cv::Rect(x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0));
+}
+
+}  // namespace lv_meter_detail

@@ -1,0 +1,286 @@
+// The meter reader's internals, shared by its files (internal to CLumaVision; the C API is include/lv_meter.h):
+// - meter_image.cpp: the working image, stroke maps, digit rows and probes;
+// - meter_digital.cpp: seven-segment displays;
+// - meter_drums.cpp: a roller counter's drums, found by template matching against drum strips;
+// - meter_counter.cpp: the drums read by the digit network (lv_meter_digits.h) with the carry rule, on the best grid;
+// - meter.cpp: the C entry points, which choose between the readings.
+// The image is borrowed; scratch images and vectors live in the reader and keep their capacity from frame to frame,
+// so steady-state reading allocates little.
+#ifndef LV_METER_INTERNAL_HPP
+#define LV_METER_INTERNAL_HPP
+#include "lv_meter.h"
+#include "lv_meter_digits.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace lv_meter_detail {
+
+// Defined in meter_templates.cpp.
+extern const uint8_t kDigitTemplates[2][10 * LV_METER_TEMPLATE_WIDTH * LV_METER_TEMPLATE_HEIGHT];
+
+// Segment bits: a (top), b (upper right), c (lower right), d (bottom), e (lower left), f (upper left), g (middle).
+constexpr int kA = 1, kB = 2, kC = 4, kD = 8, kE = 16, kF = 32, kG = 64;
+
+/// Seven-segment patterns and the digits they show, including the common variants of 6, 7 and 9.
+constexpr struct {
+    int segments;
+    int digit;
+} kPatterns[] = {
+    {kA | kB | kC | kD | kE | kF, 0},      {kB | kC, 1},
+    {kA | kB | kD | kE | kG, 2},           {kA | kB | kC | kD | kG, 3},
+    {kB | kC | kF | kG, 4},                {kA | kC | kD | kF | kG, 5},
+    {kA | kC | kD | kE | kF | kG, 6},      {kC | kD | kE | kF | kG, 6},
+    {kA | kB | kC, 7},                     {kA | kB | kC | kF, 7},
+    {kA | kB | kC | kD | kE | kF | kG, 8}, {kA | kB | kC | kD | kF | kG, 9},
+    {kA | kB | kC | kF | kG, 9},
+};
+
+/// The working image's area: crops are scaled to about this many pixels, so reading time does not grow with the
+/// camera's resolution.
+constexpr double kWorkingArea = 48000;
+
+/// Drum pitches (distance between consecutive digits on a drum / digit height) of the counter reader's strips, the
+/// usual one first: real drums vary, and between two digits the gap that shows depends on the pitch.
+constexpr int kStripCount = 5;
+constexpr double kDrumPitches[kStripCount] = {1.42, 1.25, 1.33, 1.51, 1.6};
+
+/// The seven-segment reader's second stroke map closes the background with a square this fraction of the digit
+/// height: wider than the thickest stroke (0.17), narrower than glare.
+constexpr double kSquare = 0.25;
+
+/// In auto mode, a seven-segment reading of at least kSureDigits digits whose least confident digit reaches
+/// kSureDigital is a sure one: the counter reader searches less hard, and overrules it only with more digits.
+constexpr int kSureDigits = 3;
+constexpr float kSureDigital = 60;
+
+/// A counter's drum pitch is at most this many times its widest digit.
+constexpr double kPitchPerWidth = 1.8;
+
+/// In auto mode, whole digits whose mean template match reaches this are taken for a roller counter's.
+constexpr double kCounterFit = 0.85;
+
+/// A drum beyond the whole digits found holds a digit when the digit network puts this much probability within two
+/// tenths of one position.
+constexpr double kDrumClarity = 0.6;
+
+/// A drum at either end of the row is the window's edge or the plate when the digit network gives all drum positions
+/// together less than this (the rest is its "no digit" class).
+constexpr double kDigitMass = 0.5;
+
+/// A drum that the other polarity reads as another digit with at least this confidence (percent) is disputed.
+constexpr float kDisputing = 60;
+
+/// Counters have at least this many drums: a grid of fewer is a part of one (or a digit that is no counter's).
+constexpr int kMinDrums = 3;
+
+/// A counter reading whose least sure drum is at least this sure (percent) is not read again on another grid.
+constexpr double kSureDrums = 90;
+
+/// Digit-row search results, in working-image pixels.
+struct Blob {
+    int x, y, w, h;
+    double cx() const { return x + w / 2.0; }
+    double cy() const { return y + h / 2.0; }
+};
+
+struct Row {
+    std::vector<Blob> members;  // sorted by x
+    double top = 0, bottom = 0, height = 0, centre = 0;
+    // The row's tilt (a slightly rotated meter): at column x, the row is shifted down by slope * (x - x0).
+    double slope = 0, x0 = 0;
+    double shift(double x) const { return slope * (x - x0); }
+};
+
+/// Where a counter's drums are: the row of whole digits, the drum pitch and the grid of drums, in working pixels.
+struct DrumRow {
+    Row row;
+    double pitch = 0, origin = 0;
+    int lo = 0, hi = -1;
+    double quality = 0;
+    int font = 0;  // the templates the whole digits match best
+};
+
+/// One reading in progress.
+struct Reading {
+    int count = 0;
+    int decimalAfter = -1;
+    char digits[LV_METER_MAX_DIGITS + 1] = {};
+    float confidence[LV_METER_MAX_DIGITS] = {};
+    float readingConfidence = 0;
+    float score = 0;
+    int lightOnDark = 0;
+    int mode = 0;
+    float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
+    uint32_t ambiguous = 0;  // counter: bit i set when drum i stands between two digits no carry explains
+    cv::Rect box;
+
+    void finish() {
+        digits[count] = 0;
+        readingConfidence = 0;
+        if (count > 0) {
+            readingConfidence = 100;
+            for (int i = 0; i < count; ++i) readingConfidence = std::min(readingConfidence, confidence[i]);
+        }
+    }
+};
+
+inline double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
+
+inline double median(std::vector<double> &v) {
+    if (v.empty()) return 0;
+    const size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
+    return v[mid];
+}
+
+inline int odd(double v) {
+    const int n = std::max(1, int(std::lround(v)));
+    return n | 1;
+}
+
+constexpr int kTW = LV_METER_TEMPLATE_WIDTH;
+constexpr int kTH = LV_METER_TEMPLATE_HEIGHT;
+
+/// A strip of digit templates, and for every window the size of the patch (at vertical offset y, horizontal shift x)
+/// the inverse of the window's centred norm, so a normalised correlation costs one dot product.
+struct Strip {
+    cv::Mat pixels;       // CV_32FC1
+    cv::Mat inverseNorm;  // CV_32FC1: rows = offsets, cols = shifts
+    int patchWidth = 0, patchHeight = 0;
+};
+
+}  // namespace lv_meter_detail
+
+struct lv_meter {
+    using Strip = lv_meter_detail::Strip;
+    using Blob = lv_meter_detail::Blob;
+    using Row = lv_meter_detail::Row;
+    using DrumRow = lv_meter_detail::DrumRow;
+    static constexpr int kStripCount = lv_meter_detail::kStripCount;
+
+    int mode = LV_METER_MODE_AUTO;
+    // The crop being read (a borrowed header) and the working image's scale (working pixels per crop pixel).
+    cv::Mat grey;
+    double scale = 1;
+    // Scratch images, reused from frame to frame.
+    cv::Mat reduced, work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, dilated, labels,
+        stats, centroids, boxed;
+    // The auto mode's copy of the first binary stroke map of each polarity, for the counter reader after the
+    // seven-segment reader's turn.
+    cv::Mat firstBinary[2];
+    std::vector<uint16_t> rowSums;
+    cv::Mat region, regionScaled, patch, patchSmall, match, profile;
+    std::vector<uint8_t> png;
+    std::vector<Blob> blobs;
+    std::vector<double> values, scratch;
+    std::vector<int> shifts;
+    Row row;
+    // Counter reader: vertical strips of the digit templates 9, 0, 1, ..., 9, 0 at kStripCount drum pitches, at
+    // full and half size, with each window's inverse norm precomputed.
+    Strip strips[kStripCount][2][2];  // [pitch][font: regular, bold][size: full, half]
+    double stripPitch[kStripCount] = {};
+    // The binary stroke map the drum row was found in, per polarity.
+    cv::Mat drumBinary[2];
+    // Counter reader: the digit network (counter and auto modes), each drum's window and class probabilities, and
+    // the drums read from them.
+    lv_digit_classifier *classifier = nullptr;
+    cv::Mat window;
+    std::vector<float> probabilities;
+    std::vector<lv_drum_reading> drumReadings;
+    // Counter reader: the row band's column profile and its autocorrelation (periodicPitch).
+    std::vector<double> columnProfile, correlation;
+    // Counter reader: the grids tried after the stroke map's (readCounterRow), reused from frame to frame.
+    DrumRow other, regridded;
+
+    lv_meter() = default;
+    lv_meter(const lv_meter &) = delete;
+    lv_meter &operator=(const lv_meter &) = delete;
+    ~lv_meter() { lv_digit_classifier_destroy(classifier); }
+};
+
+namespace lv_meter_detail {
+
+/// What the digit network sees in the window centred at (cx, cy) for digits `h` high: `clarity`, the most probability
+/// it puts within two tenths of one drum position, and `mass`, the probability that a drum digit is there at all (its
+/// positions' total); both 0 when the window is not in the crop.
+struct DrumView {
+    double clarity = 0, mass = 0;
+};
+
+// ---- meter_image.cpp ------------------------------------------------------------------------------------------------
+
+/// Scales the crop to the working size (about kWorkingArea pixels, at most twice enlarged) with light smoothing.
+void prepare(lv_meter &m);
+/// The stroke map: how much darker (or lighter, for light-on-dark digits) each pixel is than the brightest (darkest)
+/// pixel within `horizontal` pixels on its row. Digit strokes are narrower than that; panel edges, the meter body and
+/// a counter's face are not, and neither is shading that varies from row to row (drum curvature, glare), so they give
+/// nothing. With `vertical` > 0, structures taller than that (the bars between a counter's drums) give nothing
+/// either: the background is the lesser of the row-wise and column-wise closings. With `square` > 0 (wider than any
+/// stroke), the background is also at most the closing by a square that size: glare and shading that vary within the
+/// row-wise element (a bright spot on a display) then give nothing either, where a row-wise closing alone turns them
+/// into strokes. With `horizontal` = 0, the background starts from the last call's (in m.closed) instead of a new
+/// row-wise closing.
+void strokeMap(lv_meter &m, bool lightOnDark, int horizontal, int vertical, int square = 0);
+/// Thresholds the stroke map (Otsu, but never below a third of its 99th percentile, so noise alone does not pass)
+/// and returns the level used.
+double binarise(lv_meter &m);
+/// Finds the digit row: connected components of the stroke mask (joined vertically across segment gaps) that are
+/// digit-sized and share one height and baseline, the most of them by total height. Blobs up to `maxAspect` times as
+/// wide as high are kept (touching digits make wide blobs).
+bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance = 0.25,
+             double maxAspect = 1.1);
+/// The median over columns of each column's maximum in `r` (for a horizontal segment), or the median over rows of
+/// each row's maximum (for a vertical one): high only when a stroke crosses the whole probe.
+double probe(lv_meter &m, cv::Rect r, bool horizontal);
+/// The rectangle of a digit cell's probe: the part (u0, v0)-(u1, v1) of the digit box at (`left`, `top`), `w` x `h`.
+cv::Rect cellRect(double left, double top, double w, double h, double u0, double v0, double u1, double v1);
+
+// ---- meter_digital.cpp ----------------------------------------------------------------------------------------------
+
+/// Reads seven-segment digits from the row-wise stroke map of `lightOnDark` (m.strokes, m.binary and m.closed, as
+/// strokeMap and binarise left them), which it changes.
+void readDigital(lv_meter &m, bool lightOnDark, Reading &out);
+
+// ---- meter_drums.cpp ------------------------------------------------------------------------------------------------
+
+/// Builds the drum strips the counter reader matches against, for each pitch and each font (regular, bold): the
+/// templates slightly blurred, with digit (j + 9) % 10 centred at (j + 0.5) * pitch for j = 0 ... 11, and a margin of
+/// 3 pixels each side for horizontal shifts; and the same at half size.
+void buildStrips(lv_meter &m);
+/// Cuts the drum window centred at (cx, cy) for a digit `h` high (working pixels) out of the crop at full resolution
+/// into m.window, in the shape the digit network was trained on (LV_DIGIT_WINDOW_PER_HEIGHT digit heights high, 20:32);
+/// outside the crop, its edge repeats. Returns false when the window is not in the crop.
+bool cutWindow(lv_meter &m, double cx, double cy, double h);
+/// What the digit network sees in the drum window centred at (cx, cy) for digits `h` high (see DrumView).
+DrumView viewDrum(lv_meter &m, double cx, double cy, double h);
+/// Finds the drums with the current stroke map: the whole digits (bars between drums taken out by a column-wise
+/// closing a little taller than the digits), the pitch between them, and drums beyond them that hold a digit
+/// caught mid-roll.
+bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough = true);
+
+// ---- meter_counter.cpp ----------------------------------------------------------------------------------------------
+
+/// Reads the counter in one polarity. First on the grid of the stroke map's digits; when that reads nothing, or an
+/// unsure digit, again on a grid that answers why (at most two more): at half the pitch when a digit stands half-way
+/// between two drums (every second drum was lost to the stroke map), at the same pitch but extended while the network
+/// sees digits when one stands beyond an end (the stroke map lost the row's end), and at the pitch of the row's
+/// periodic light (periodicPitch) where that differs; then, while still unsure, with the windows scaled. Which
+/// reading wins: `preferable`, where a stroke-map grid whose pitch the light contradicts (not a whole multiple of
+/// it, within 12 %) gives way to a reading of more drums: such a grid may have lost drums, and its reading would be
+/// a confident part of the counter.
+void readCounterRow(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out);
+/// Takes back the confidence of every drum of `reading` that `other` (the same counter read in the other polarity,
+/// where the row's height and centre come out a little differently) reads as another digit: the network is sure of
+/// many a digit it sees in a window a few pixels off, and two windows that disagree cannot both be right.
+void withdrawDisputed(Reading &reading, const Reading &other);
+/// Keeps `candidate` when it beats `best`: the higher reading confidence, then the higher total.
+void keepBetter(Reading &best, const Reading &candidate);
+
+}  // namespace lv_meter_detail
+
+#endif
