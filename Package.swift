@@ -3,18 +3,29 @@
 import PackageDescription
 
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 
 let package = Package(
     name: "LumaScan",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LumaScan", targets: ["LumaScan"]),
+        // What tests, the Benchmarks package and `lumascan bench` draw and measure against: synthetic scenes and
+        // meters, the one canvas, code encoders and the raw zbar / ZXing-C++ baselines. Never part of the library.
+        .library(name: "LumaScanBenchKit", targets: ["LumaScanBenchKit"]),
+        .library(name: "LumaScanAudio", targets: ["LumaScanAudio"]),
         .executable(name: "lumascan", targets: ["lumascan"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // lumascan serve: the HTTP server (no swift-configuration, no full Foundation: traits off) and its metrics.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; the providers name the Debian packages.
@@ -27,6 +38,11 @@ let package = Package(
         .systemLibrary(
             name: "CTurboJPEG", path: "CSupport/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
+        // The audio feedback: ALSA plays the sounds, libsndfile decodes them (libasound2-dev, libsndfile1-dev).
+        .systemLibrary(
+            name: "CALSA", path: "CSupport/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(
+            name: "CSndFile", path: "CSupport/CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(
             name: "CQREncode", path: "CSupport/CQREncode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]),
@@ -45,7 +61,7 @@ let package = Package(
             exclude: ["models"],
             cxxSettings: [.headerSearchPath("../OpenCV/include")],
             linkerSettings: [
-                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_freetype"),
+                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"),
                 // The roller-counter digit network (meter_digits.cpp) runs on OpenCV's DNN module.
                 .linkedLibrary("opencv_dnn"),
                 // ZXing-C++ (Debian's libzxing-dev, /usr/include/ZXing): the second barcode backend.
@@ -54,19 +70,53 @@ let package = Package(
                 .linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
             ]),
 
+        // The bench kit's C++: the imaging scenes are drawn with (lv_draw.h), synthetic meters (lv_meter_synth.h, with
+        // OpenCV's FreeType module for the counter digits) and the raw zbar / ZXing-C++ baselines (lv_baseline.h).
+        .target(
+            name: "CLumaBenchKit", dependencies: ["CLumaVision", "CZBar"], path: "CSupport/CLumaBenchKit",
+            // CLumaVision's internal headers: lv_shim.hpp (the one exception guard) and barcode_internal.hpp (the one
+            // mapping between LumaScan's symbologies and ZXing-C++'s formats).
+            cxxSettings: [.headerSearchPath("../OpenCV/include"), .headerSearchPath("../CLumaVision")],
+            linkerSettings: [
+                .linkedLibrary("opencv_core"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_freetype"),
+                .linkedLibrary("ZXing"),
+            ]),
+
         .target(name: "LumaScanCore", dependencies: [logging]),
         .target(name: "LumaScanCapture", dependencies: ["LumaScanCore", "CLumaCapture", "CLumaVision", logging]),
         .target(name: "LumaScanRecognizers", dependencies: ["LumaScanCore", "CLumaVision", logging]),
         .target(
             name: "LumaScan",
             dependencies: [
-                "LumaScanCore", "LumaScanCapture", "LumaScanRecognizers", logging,
+                "LumaScanCore", "LumaScanCapture", "LumaScanRecognizers", "CLumaCapture", logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        .target(
+            name: "LumaScanBenchKit",
+            dependencies: ["LumaScan", "LumaScanCore", "LumaScanRecognizers", "CLumaVision", "CLumaBenchKit"]),
+        // Sounds for scanning events (the configuration's audioFeedback), played on ALSA; kept apart from LumaScan so
+        // that the engine links no audio library.
+        .target(name: "LumaScanAudio", dependencies: ["LumaScan", "CALSA", "CSndFile", logging]),
+        // The kiosk service (lumascan serve) as a library, so a daemon can run it next to its ScanEngine.
+        // Public/ holds the page; the library carries it as the table scripts/embed-public.py generates from it
+        // (PublicFiles.swift), so nothing is read from disk and no resource bundle has to sit next to the binary.
+        .target(
+            name: "LumaScanServer",
+            dependencies: [
+                "LumaScan", logging, metrics,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Public"]),
         .executableTarget(
             name: "lumascan",
             dependencies: [
-                "LumaScan", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "LumaScan", "LumaScanBenchKit", "LumaScanAudio", "LumaScanServer", logging, metrics,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
         // Test-only encoders for the image formats the library only reads (WebP, TIFF, GIF), kept out of the library.
@@ -88,7 +138,9 @@ let package = Package(
             ]),
         .target(
             name: "LumaScanTestSupport",
-            dependencies: ["LumaScanCore", "CLumaVision", "CLumaTestCodecs", "CLumaTestKit"],
+            dependencies: [
+                "LumaScanCore", "LumaScanBenchKit", "CLumaVision", "CLumaBenchKit", "CLumaTestCodecs", "CLumaTestKit",
+            ],
             path: "Tests/LumaScanTestSupport"),
         // Writes the real-world barcode corpus to a folder and scores peers' reads of it
         // (scripts/compare-barcodes.sh); a test tool, not part of the lumascan product.
@@ -104,6 +156,14 @@ let package = Package(
             // Read by path (#filePath), as the tests run from the source tree.
             exclude: ["Fixtures"]),
         .testTarget(name: "LumaScanTests", dependencies: ["LumaScan", "LumaScanTestSupport"]),
+        .testTarget(name: "LumaScanAudioTests", dependencies: ["LumaScanAudio", "LumaScan", "CSndFile", logging]),
+        .testTarget(
+            name: "LumaScanServerTests",
+            dependencies: [
+                "LumaScanServer", "LumaScan", "LumaScanBenchKit", "CLumaCapture", logging, metrics,
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(name: "lumascanTests", dependencies: ["lumascan", "LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(
             name: "IntegrationTests", dependencies: ["lumascan", "LumaScanCore", "LumaScanTestSupport"],

@@ -25,11 +25,12 @@ let package = Package(
             name: "CBenchTurboJPEG", path: "Sources/CBenchTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
         // Packed frames, the recognizer-stream harness and measuring helpers shared by the suites (the frames themselves
-        // are LumaScan's SyntheticScene, which `lumascan bench` draws too).
+        // are the bench kit's SyntheticScene, which `lumascan bench` draws too).
         .target(
             name: "BenchmarkFrames",
             dependencies: [
                 "CBenchTurboJPEG", benchmark, .product(name: "LumaScan", package: "LumaScan"),
+                .product(name: "LumaScanBenchKit", package: "LumaScan"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]),
 

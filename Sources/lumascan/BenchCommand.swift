@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import LumaScan
+import LumaScanBenchKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ struct BenchCommand: ParsableCommand {
     var background: String = "noisy"
 
     @Option(help: "The recognizer to measure: barcode, secure-qr or meter.")
-    var recognizer: String = "barcode"
+    var recognizer: BenchRecognizer = .barcode
 
     @Option(help: "Symbologies the barcode recognizer reads, comma-separated (default: all).")
     var symbologies: String?
@@ -85,9 +86,6 @@ struct BenchCommand: ParsableCommand {
         if SyntheticScene.Background(rawValue: background) == nil {
             throw ValidationError("--background: '\(background)' is not one of flat, textured, noisy")
         }
-        if !["barcode", "secure-qr", "meter"].contains(recognizer) {
-            throw ValidationError("--recognizer: '\(recognizer)' is not one of barcode, secure-qr, meter")
-        }
         if frames < 1 || frames > 1_000_000 { throw ValidationError("--frames: \(frames) is outside 1...1000000") }
         if baselineFrames < 0 { throw ValidationError("--baseline-frames: must be 0 or more") }
         if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps: must be above 0 and at most 1000") }
@@ -97,21 +95,10 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         let logger = try logging.makeLogger(label: "lumascan.bench")
-        let symbologies = try benchSymbologies()
+        let symbologies = try recognizer.zbarSymbologies(barcode: parsedSymbologies())
         func makeRecognizer() throws -> any Recognizer {
             do {
-                switch recognizer {
-                case "secure-qr":
-                    return try SecureQRRecognizer(
-                        configuration: SecureQRConfiguration(issuerPrefixes: [SyntheticScene.secureQRIssuer]),
-                        logger: logger)
-                case "meter":
-                    return try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
-                default:
-                    var configuration = BarcodeConfiguration()
-                    configuration.symbologies = symbologies
-                    return try BarcodeRecognizer(configuration: configuration, logger: logger)
-                }
+                return try recognizer.make(symbologies: symbologies, logger: logger)
             } catch {
                 throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
             }
@@ -123,12 +110,7 @@ struct BenchCommand: ParsableCommand {
         } else {
             let size = synthetic.flatMap(parseSize) ?? Size(width: 1920, height: 1080)
             let kind = SyntheticScene.Background(rawValue: background) ?? .noisy
-            let codes: [SyntheticScene.Code]
-            switch recognizer {
-            case "secure-qr": codes = [.secureQR, .none]
-            case "meter": codes = [.meter, .none]
-            default: codes = symbologies == [.qrCode] ? [.qr, .none] : [.ean13, .qr, .none]
-            }
+            let codes = recognizer.scenes(symbologies: symbologies)
             do {
                 let images = try codes.map { code throws(LumaScanError) in
                     try SyntheticScene(width: size.width, height: size.height, background: kind, code: code).image()
@@ -147,9 +129,10 @@ struct BenchCommand: ParsableCommand {
         let source = frameSource.make(frames: frames, fps: fps, logger: logger)
         // Secure-QR and meter recognizers stop at a completion until reset; the bench resets them there, so that
         // every frame is analysed as in continuous scanning.
-        let timed = TimingRecognizer(
-            try makeRecognizer(), capacity: frames, progress: progress, resetOnCompletion: recognizer != "barcode")
-        let delegate = BenchDelegate(capacity: frames)
+        let timed = TimedRecognizer(
+            try makeRecognizer(), capacity: frames, resetOnCompletion: recognizer.stopsAtCompletion,
+            afterFrame: { progress.advance() })
+        let delegate = LatencyDelegate(capacity: frames)
         let engine = ScanEngine(
             source: source, recognizers: [timed], options: .init(frameLimit: frames), logger: logger)
         engine.delegate = delegate
@@ -174,9 +157,8 @@ struct BenchCommand: ParsableCommand {
         // Pass 2: the same frames, the recognizer, raw zbar and raw ZXing-C++ in turn.
         let comparison = try compare(
             source: frameSource.make(frames: min(frames, baselineFrames), fps: nil, logger: logger),
-            recognizer: TimingRecognizer(
-                try makeRecognizer(), capacity: 0, progress: BenchProgress(enabled: false),
-                resetOnCompletion: recognizer != "barcode"),
+            recognizer: TimedRecognizer(
+                try makeRecognizer(), capacity: 0, resetOnCompletion: recognizer.stopsAtCompletion),
             symbologies: symbologies, progress: progress)
         progress.finish()
 
@@ -184,7 +166,8 @@ struct BenchCommand: ParsableCommand {
             recognizer: recognizer, source: frameSource.description, format: format,
             symbologies: symbologies, framesRequested: frames, statistics: statistics,
             wallSeconds: wall.milliseconds / 1000, paced: fps, recognizerNanoseconds: timed.nanoseconds,
-            steadyOverheadNanoseconds: timed.steadyOverhead(from: min(10, timed.nanoseconds.count / 4)),
+            steadyOverheadNanoseconds: timed.steadyState(from: min(10, timed.starts.count / 4))?
+                .overheadNanosecondsPerFrame,
             latencies: delegate.latencies, usage: usage, comparison: comparison)
         if json {
             print(result.json())
@@ -268,16 +251,6 @@ struct BenchCommand: ParsableCommand {
         return comparison.frames > 0 ? comparison : nil
     }
 
-    /// What raw zbar is restricted to, and for the barcode recognizer what it reads: `--symbologies` (default: all);
-    /// QR Code for the secure-QR recognizer; everything (zbar's defaults) for the meter recognizer.
-    private func benchSymbologies() throws -> [Symbology] {
-        switch recognizer {
-        case "secure-qr": [.qrCode]
-        case "meter": Symbology.allCases
-        default: try parsedSymbologies()
-        }
-    }
-
     private func parsedSymbologies() throws -> [Symbology] {
         guard let symbologies else { return Symbology.allCases }
         return try symbologies.split(separator: ",").map { name in
@@ -287,6 +260,55 @@ struct BenchCommand: ParsableCommand {
                 throw ValidationError("--symbologies: '\(trimmed)' is not one of \(known)")
             }
             return symbology
+        }
+    }
+}
+
+/// The recognizers `lumascan bench` measures, and what each is measured on.
+enum BenchRecognizer: String, CaseIterable, ExpressibleByArgument {
+    /// The barcode recognizer, on EAN-13, QR and code-free frames (QR and code-free with `--symbologies qr`).
+    case barcode
+    /// The secure-QR recognizer (issuer ``SyntheticScene/secureQRIssuer``), on secure-QR and code-free frames.
+    case secureQR = "secure-qr"
+    /// The meter recognizer (cutout ``SyntheticScene/meterCutout``), on meter and meter-free frames.
+    case meter
+
+    /// Secure-QR and meter recognizers stop at a completion until reset; the bench resets them there, so that every
+    /// frame is analysed as in continuous scanning.
+    var stopsAtCompletion: Bool { self != .barcode }
+
+    /// What raw zbar is restricted to, and for the barcode recognizer what it reads: `barcode` (`--symbologies`,
+    /// default all) for the barcode recognizer; QR Code for the secure-QR recognizer; everything (zbar's defaults) for
+    /// the meter recognizer.
+    func zbarSymbologies(barcode: [Symbology]) -> [Symbology] {
+        switch self {
+        case .barcode: barcode
+        case .secureQR: [.qrCode]
+        case .meter: Symbology.allCases
+        }
+    }
+
+    /// The synthetic scenes it is measured on, in turn.
+    func scenes(symbologies: [Symbology]) -> [SyntheticScene.Code] {
+        switch self {
+        case .barcode: symbologies == [.qrCode] ? [.qr, .none] : [.ean13, .qr, .none]
+        case .secureQR: [.secureQR, .none]
+        case .meter: [.meter, .none]
+        }
+    }
+
+    /// A new recognizer of this kind; the barcode recognizer reads `symbologies`.
+    func make(symbologies: [Symbology], logger: Logger) throws -> any Recognizer {
+        switch self {
+        case .barcode:
+            var configuration = BarcodeConfiguration()
+            configuration.symbologies = symbologies
+            return try BarcodeRecognizer(configuration: configuration, logger: logger)
+        case .secureQR:
+            return try SecureQRRecognizer(
+                configuration: SecureQRConfiguration(issuerPrefixes: [SyntheticScene.secureQRIssuer]), logger: logger)
+        case .meter:
+            return try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
         }
     }
 }
@@ -343,7 +365,7 @@ struct BenchComparison {
 
 /// Everything `lumascan bench` reports.
 struct BenchResult {
-    var recognizer: String
+    var recognizer: BenchRecognizer
     var source: String
     var format: FrameFormat
     var symbologies: [Symbology]
@@ -369,7 +391,7 @@ struct BenchResult {
             ? "every symbology" : symbologies.map(\.rawValue).joined(separator: ",")
         func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
         var lines = [
-            "lumascan bench: \(recognizer) recognizer\(recognizer == "barcode" ? " (\(symbologyText))" : "") on "
+            "lumascan bench: \(recognizer.rawValue) recognizer\(recognizer == .barcode ? " (\(symbologyText))" : "") on "
                 + "\(source), \(format.width)x\(format.height)"
                 + " \(format.pixelFormat), \(statistics.framesProcessed) frames"
                 + (paced.map { String(format: ", paced at %.1f fps", $0) } ?? ", full speed"),
@@ -394,7 +416,7 @@ struct BenchResult {
         if let comparison {
             lines.append(
                 String(format: "  vs raw zbar      %.1fx faster", comparison.ratio)
-                    + (recognizer == "barcode" ? ": " : " (zbar reading \(symbologyText)): ")
+                    + (recognizer == .barcode ? ": " : " (zbar reading \(symbologyText)): ")
                     + "\(ms(comparison.lumascanMilliseconds)) vs \(ms(comparison.zbarMilliseconds)) per frame on the "
                     + "same \(comparison.frames) frames; codes read \(comparison.lumascanCodes) vs "
                     + "\(comparison.zbarCodes)"
@@ -416,7 +438,7 @@ struct BenchResult {
         }
         var object: [String: Any] = [
             "schemaVersion": 1,
-            "recognizer": recognizer,
+            "recognizer": recognizer.rawValue,
             "symbologies": symbologies.map(\.rawValue),
             "source": source,
             "pixelFormat": format.pixelFormat.description,
@@ -466,121 +488,19 @@ struct BenchResult {
     }
 }
 
-/// The value at `fraction` (0...1) of `values`, nearest rank; 0 for no values.
-func percentile(_ values: [UInt64], _ fraction: Double) -> UInt64 {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
-    return sorted[min(sorted.count - 1, max(0, rank))]
-}
-
-/// Wraps the recognizer under test and records each frame's time, without allocating per frame.
-final class TimingRecognizer: Recognizer, @unchecked Sendable {
-    // SAFETY (Sendable): `process` and `reset` run on the engine's recognition thread only; the recorded values are
-    // read after the engine finished (its threads are joined first).
-    var id: String { base.id }
-    private(set) var nanoseconds: [UInt64] = []
-    private var starts: [UInt64] = []
-    private let base: any Recognizer
-    private let progress: BenchProgress
-
-    private let resetOnCompletion: Bool
-
-    /// Wraps `base`, recording up to `capacity` frames; with `resetOnCompletion`, resets `base` after each frame that
-    /// completed a result, so a recognizer that stops at a completion keeps analysing frames.
-    init(_ base: any Recognizer, capacity: Int, progress: BenchProgress, resetOnCompletion: Bool = false) {
-        self.base = base
-        self.progress = progress
-        self.resetOnCompletion = resetOnCompletion
-        nanoseconds.reserveCapacity(capacity)
-        starts.reserveCapacity(capacity)
-    }
-
-    func process(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
-        let first = reports.count
-        let start = MonotonicInstant.now()
-        base.process(luma, metadata: metadata, into: &reports)
-        let end = MonotonicInstant.now()
-        if resetOnCompletion, reports[first...].contains(where: { $0.reportType != .inProgress }) {
-            base.reset()
-        }
-        if nanoseconds.count < nanoseconds.capacity {
-            starts.append(start.nanoseconds)
-            nanoseconds.append(end.nanoseconds - start.nanoseconds)
-        }
-        progress.advance()
-    }
-
-    func reset() { base.reset() }
-
-    /// The recognition thread's time per frame not spent in the recognizer, from frame `first` to the last: the start
-    /// of one frame to the start of the next, minus the recognizer's time. `nil` with too few frames.
-    func steadyOverhead(from first: Int) -> Double? {
-        let last = starts.count - 1
-        guard last > first else { return nil }
-        let elapsed = Double(starts[last] - starts[first])
-        let recognizer = Double(nanoseconds[first..<last].reduce(0, +))
-        return max(0, elapsed - recognizer) / Double(last - first)
-    }
-}
-
-/// Records capture-to-report latency (one per frame) and how the engine stopped.
-final class BenchDelegate: ScanEngineDelegate, @unchecked Sendable {
-    // SAFETY (Sendable): called on the engine's one delivery thread; read after the engine finished.
-    private(set) var latencies: [UInt64] = []
-    private(set) var stopReason: StopReason?
-    private(set) var format: FrameFormat?
-    private var lastFrame: UInt64?
-
-    init(capacity: Int) { latencies.reserveCapacity(capacity) }
-
-    func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) { self.format = format }
-
-    func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {
-        guard report.frameIndex != lastFrame else { return }
-        lastFrame = report.frameIndex
-        if latencies.count < latencies.capacity {
-            latencies.append(MonotonicInstant.now().since(report.captureTime).nanosecondsClamped)
-        }
-    }
-
-    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) { stopReason = reason }
-}
-
-/// CPU time and peak memory of this process (`getrusage`).
-struct ResourceUsage {
-    var userSeconds: Double
-    var systemSeconds: Double
-    /// The process's peak resident set so far (Linux reports it in KiB).
-    var peakResidentBytes: Int
-
-    var cpuSeconds: Double { userSeconds + systemSeconds }
-
-    static func now() -> ResourceUsage {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return ResourceUsage(
-            userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
-            peakResidentBytes: Int(usage.ru_maxrss) * 1024)
-    }
-
-    /// CPU time since `earlier`; the peak is this reading's.
-    func since(_ earlier: ResourceUsage) -> ResourceUsage {
-        ResourceUsage(
-            userSeconds: userSeconds - earlier.userSeconds, systemSeconds: systemSeconds - earlier.systemSeconds,
-            peakResidentBytes: peakResidentBytes)
-    }
-}
-
 /// A progress bar on stderr, redrawn by its own thread four times a second while a phase runs.
 final class BenchProgress: @unchecked Sendable {
-    // SAFETY (Sendable): the counters are atomics, the label is behind a mutex.
+    // SAFETY (Sendable): the counters are atomics, the label is behind a mutex, and the thread is started and joined
+    // by the command's thread only.
     private let enabled: Bool
     private let done = Atomic<Int>(0)
     private let total = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let label = Mutex<String>("")
+    /// Signalled by `finish`: the drawing thread waits on it between redraws, so it ends at once.
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Signalled by the drawing thread when it has cleared the line and ended.
+    private let ended = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
     init(enabled: Bool) { self.enabled = enabled }
@@ -594,10 +514,9 @@ final class BenchProgress: @unchecked Sendable {
         guard thread == nil else { return }
         running.store(true, ordering: .relaxed)
         let thread = Thread { [self] in
-            while running.load(ordering: .relaxed) {
-                draw()
-                usleep(250_000)
-            }
+            repeat { draw() } while stopped.wait(timeout: .now() + .milliseconds(250)) == .timedOut
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            ended.signal()
         }
         thread.name = "lumascan-progress"
         self.thread = thread
@@ -612,8 +531,8 @@ final class BenchProgress: @unchecked Sendable {
     /// Stops drawing and clears the line.
     func finish() {
         guard enabled, running.exchange(false, ordering: .relaxed) else { return }
-        usleep(260_000)
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        stopped.signal()
+        ended.wait()
     }
 
     private func draw() {

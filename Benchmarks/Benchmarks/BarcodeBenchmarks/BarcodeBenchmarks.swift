@@ -13,6 +13,7 @@ import Benchmark
 import BenchmarkFrames
 import Logging
 import LumaScan
+import LumaScanBenchKit
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = recognizerSuiteConfiguration()

@@ -16,6 +16,7 @@ import Benchmark
 import BenchmarkFrames
 import Logging
 import LumaScan
+import LumaScanBenchKit
 
 let benchmarks: @Sendable () -> Void = {
     let custom = [
@@ -114,7 +115,7 @@ func run(
 ) throws {
     let image = try spec.image()
     let source = SyntheticSource(images: [image], frameCount: live ? nil : frames)
-    let timed = TimedRecognizer(recognizer(), capacity: frames)
+    let timed = TimedRecognizer(recognizer(), capacity: frames, allocationCount: { Mallocs.count })
     let engine = ScanEngine(source: source, recognizers: [timed], logger: logger)
     if live { timed.whenFull = { engine.stop() } }
     do { try engine.start() } catch { fatalError("the engine did not start: \(error)") }

@@ -4,6 +4,7 @@
 import Benchmark
 import BenchmarkFrames
 import LumaScan
+import LumaScanBenchKit
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(

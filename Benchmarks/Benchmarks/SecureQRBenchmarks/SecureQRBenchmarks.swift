@@ -6,6 +6,7 @@
 import Benchmark
 import BenchmarkFrames
 import LumaScan
+import LumaScanBenchKit
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = recognizerSuiteConfiguration(mallocSlack: 8)

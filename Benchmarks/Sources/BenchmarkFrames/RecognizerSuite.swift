@@ -1,6 +1,7 @@
 import Benchmark
 import Logging
 import LumaScan
+import LumaScanBenchKit
 
 /// One synthetic frame shown to a recognizer as a camera stream would show it, with a raw zbar baseline for it.
 ///

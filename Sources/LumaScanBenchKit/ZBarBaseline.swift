@@ -1,6 +1,8 @@
+import CLumaBenchKit
 import CLumaVision
 import Glibc
 import LumaScanCore
+import LumaScanRecognizers
 
 /// Raw zbar, configured as its own tools configure it, to measure LumaScan's recognizers against on the same frames.
 ///
@@ -45,8 +47,10 @@ public final class ZBarBaseline: @unchecked Sendable {
         if let symbologies, symbologies.isEmpty {
             throw LumaScanError(.invalidConfiguration, "zbar baseline: enable at least one symbology")
         }
-        guard let baseline = lv_zbar_baseline_create() else {
-            throw LumaScanError(.unsupported, "zbar baseline: cannot create a zbar image scanner")
+        var created: OpaquePointer?
+        let status = lv_zbar_baseline_create(&created)
+        guard status == 0, let baseline = created else {
+            throw LumaScanError(.unsupported, "zbar baseline: cannot create a zbar image scanner (error \(status))")
         }
         if let symbologies {
             let types = symbologies.map(BarcodeRecognizer.zbarType(of:))
@@ -105,8 +109,10 @@ public final class ZXingBaseline: @unchecked Sendable {
     /// - Throws: ``LumaScanError`` (`.unsupported`) when ZXing-C++ cannot be set up, (`.invalidConfiguration`) when
     ///   none of `symbologies` is a format ZXing-C++ reads.
     public init(symbologies: [Symbology]? = nil) throws(LumaScanError) {
-        guard let baseline = lv_zxing_baseline_create() else {
-            throw LumaScanError(.unsupported, "ZXing-C++ baseline: cannot create a reader")
+        var created: OpaquePointer?
+        let status = lv_zxing_baseline_create(&created)
+        guard status == 0, let baseline = created else {
+            throw LumaScanError(.unsupported, "ZXing-C++ baseline: cannot create a reader (error \(status))")
         }
         if let symbologies {
             let types = symbologies.map(BarcodeRecognizer.zbarType(of:)).filter { type in

@@ -1,4 +1,6 @@
+import CLumaBenchKit
 import CLumaVision
+import Glibc
 import LumaScanCore
 
 /// The kinds of meter the generator draws.
@@ -124,8 +126,8 @@ public final class MeterImageGenerator: @unchecked Sendable {
         precondition(image.width == meter.frameSize.width && image.height == meter.frameSize.height, "frame size")
         var parameters = meter.parameters
         let status = image.withMutablePixels { pixels in
-            guard let base = pixels.baseAddress else { return Int32(LV_METER_EINVAL) }
-            return lv_meter_synth_render(handle, &parameters, base, Int32(image.stride))
+            guard let base = pixels.baseAddress else { return -EINVAL }
+            return lv_meter_synth_render(handle, &parameters, base, image.stride)
         }
         precondition(status == 0, "lv_meter_synth_render failed with \(status)")
     }

@@ -1,3 +1,4 @@
+import CLumaBenchKit
 import CLumaVision
 import Foundation
 import LumaScanCore
