@@ -52,6 +52,9 @@ final class DeliveryQueue: Sendable {
     /// Events dropped because the queue was full.
     var dropped: UInt64 { state.withLock { $0.dropped } }
 
+    /// Events waiting for the delivery thread.
+    var depth: Int { state.withLock { $0.count } }
+
     /// Discards every queued event that is not terminal, counting them as dropped; returns how many.
     func discardPending() -> Int {
         state.withLock { state in

@@ -7,13 +7,14 @@ import Glibc
 /// The engine uses it rather than `Synchronization.Mutex` because the thread sanitizer understands pthread mutexes
 /// (it intercepts them), while `Mutex`'s futex slow path lives in the uninstrumented standard library: under
 /// contention the sanitizer misses the ordering it creates and reports races that are not there. The engine must run
-/// clean under the sanitizer, so its locks must be ones the sanitizer can see.
-final class Lock<State>: @unchecked Sendable {
+/// clean under the sanitizer, so its locks must be ones the sanitizer can see. Package-wide, so that LumaScanAudio
+/// locks the same way.
+package final class Lock<State>: @unchecked Sendable {
     // SAFETY (Sendable): `state` is only touched inside `withLock`, with the mutex held.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -27,7 +28,7 @@ final class Lock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock held and the value lent for mutation.
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

@@ -5,16 +5,16 @@ import Glibc
 #endif
 
 /// A named, detached POSIX thread for the engine's blocking loops (never Swift's cooperative pool), whose end can be
-/// waited for.
+/// waited for. Package-wide, so that LumaScanAudio's playback thread is one of these too.
 ///
 /// The thread is detached so that its resources are released when it ends whether or not anybody waits for it (an
 /// engine that is simply dropped after it finished must not leak threads); ``join()`` waits on a semaphore the thread
 /// signals as its last act.
-final class NativeThread: Sendable {
+package final class NativeThread: Sendable {
     private let done = Semaphore()
 
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept, as Linux allows).
-    init(name: String, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String, _ body: @escaping @Sendable () -> Void) {
         final class Context {
             let name: String
             let body: @Sendable () -> Void
@@ -46,17 +46,17 @@ final class NativeThread: Sendable {
     }
 
     /// Waits for the thread's body to finish. Call it from one thread, once.
-    func join() {
+    package func join() {
         while !done.wait(milliseconds: 1000) {}
     }
 }
 
 /// A counting semaphore over POSIX `sem_t`, used to wake a sleeping thread without locks or allocation.
-final class Semaphore: @unchecked Sendable {
+package final class Semaphore: @unchecked Sendable {
     // SAFETY (Sendable): sem_t is designed for use from several threads; the pointer never changes.
     private let semaphore: UnsafeMutablePointer<sem_t>
 
-    init() {
+    package init() {
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
     }
@@ -67,11 +67,16 @@ final class Semaphore: @unchecked Sendable {
     }
 
     /// Wakes one waiter (or lets the next wait pass).
-    func signal() { sem_post(semaphore) }
+    package func signal() { sem_post(semaphore) }
+
+    /// Waits until signalled, however long that takes.
+    package func wait() {
+        while sem_wait(semaphore) != 0 && errno == EINTR {}
+    }
 
     /// Waits until signalled or until `milliseconds` have passed; returns whether it was signalled.
     @discardableResult
-    func wait(milliseconds: Int) -> Bool {
+    package func wait(milliseconds: Int) -> Bool {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)
         let nanoseconds = deadline.tv_nsec + (milliseconds % 1000) * 1_000_000

@@ -67,7 +67,7 @@ public final class ScanEngine: Sendable {
         }
     }
 
-    private enum Phase {
+    enum Phase {
         case idle
         case running([NativeThread])
         case finished
@@ -79,21 +79,25 @@ public final class ScanEngine: Sendable {
     public let options: Options
 
     private let logger: Logger
-    private let phase = Lock<Phase>(.idle)
+    let phase = Lock<Phase>(.idle)
     private let delegateBox = Lock<WeakDelegate>(WeakDelegate())
     private let plugin: Lock<ScanPlugin>
     private let pluginGeneration = Atomic<Int>(0)
-    private let lifecycle = Lock(ScanningStateMachine())
+    let lifecycle = Lock(ScanningStateMachine())
     private let stopRequested = Atomic<Bool>(false)
     private let captureFinished = Atomic<Bool>(false)
     private let recognitionExited = Atomic<Bool>(false)
     private let frameAvailable = Semaphore()
-    private let delivery: DeliveryQueue
+    let delivery: DeliveryQueue
     private let counters = Counters()
     private let stream: AsyncStream<ScanEvent>
     private let continuation: AsyncStream<ScanEvent>.Continuation
-    private let finishedWaiters = Lock<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    let finishedWaiters = Lock<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     private let ringBox = Lock<FrameRing?>(nil)
+    /// The live preview: frames reach it only while it has viewers (see ``PreviewTap``).
+    public let preview = PreviewTap()
+    /// Histograms of the per-frame luma and recognition times.
+    public let stageTimes = StageHistograms()
 
     /// Creates an engine that reads `source` with `plugin`.
     ///
@@ -233,7 +237,9 @@ public final class ScanEngine: Sendable {
     /// are queued in the same order as the state changes, and no report of a session is queued after the event that
     /// ends it (the recognition thread queues reports under the same lock). The actions only queue events and bump
     /// counters: nothing under the lock blocks.
-    private func transition(_ change: (inout ScanningStateMachine) -> ScanningStateMachine.Outcome) {
+    /// Returns whether the transition was allowed.
+    @discardableResult
+    func transition(_ change: (inout ScanningStateMachine) -> ScanningStateMachine.Outcome) -> Bool {
         let ignored: String? = lifecycle.withLock { machine in
             switch change(&machine) {
             case .invalid(let reason): return reason
@@ -243,6 +249,7 @@ public final class ScanEngine: Sendable {
             }
         }
         if let ignored { logger.notice("lifecycle call ignored", metadata: ["reason": "\(ignored)"]) }
+        return ignored == nil
     }
 
     private func perform(_ actions: [ScanningStateMachine.Action]) {
@@ -536,7 +543,9 @@ public final class ScanEngine: Sendable {
         let metadata = frame.metadata
         // While paused, stopped or waiting for the start delay, frames are released unrecognised: the ring drains.
         let session: Int? = lifecycle.withLock { $0.recognises(at: metadata.dequeueTime) ? $0.session : nil }
-        guard let session, let current = state.plugin else { return }
+        // The preview takes a frame's luma (at most every 100 ms, only while someone watches) even when not scanning.
+        let previewWanted = preview.wantsFrame(at: metadata.dequeueTime)
+        guard session != nil || previewWanted else { return }
         if state.extractor?.format != metadata.format {
             state.extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
         }
@@ -550,12 +559,17 @@ public final class ScanEngine: Sendable {
             logger.debug("corrupt frame skipped", metadata: ["frame": "\(metadata.index)", "error": "\(error)"])
             return
         }
+        if previewWanted { preview.offer(luma, at: metadata.dequeueTime) }
+        guard let session, let current = state.plugin else { return }
         let recognitionStart = MonotonicInstant.now()
         state.reports.removeAll(keepingCapacity: true)
         current.recognizer.process(luma, metadata: metadata, into: &state.reports)
         let end = MonotonicInstant.now()
         counters.lumaNanoseconds.add(recognitionStart.nanoseconds - lumaStart.nanoseconds, ordering: .relaxed)
         counters.recognitionNanoseconds.add(end.nanoseconds - recognitionStart.nanoseconds, ordering: .relaxed)
+        stageTimes.record(
+            lumaNanoseconds: recognitionStart.nanoseconds - lumaStart.nanoseconds,
+            recognitionNanoseconds: end.nanoseconds - recognitionStart.nanoseconds)
         counters.pipelineNanoseconds.add(end.since(metadata.dequeueTime).nanosecondsClamped, ordering: .relaxed)
         counters.reports.add(UInt64(state.reports.count), ordering: .relaxed)
 

@@ -63,7 +63,9 @@ public final class LumaExtractor {
         }
         let needsPlane = setupError == nil && !pixelFormat.hasLumaPlane
         plane = needsPlane ? UnsafeMutablePointer<UInt8>.allocate(capacity: pixels) : nil
-        decoder = needsPlane && pixelFormat.isCompressed ? lc_jpeg_decoder_create() : nil
+        var created: OpaquePointer?
+        if needsPlane && pixelFormat.isCompressed { _ = lc_jpeg_decoder_create(&created) }
+        decoder = created
         if needsPlane, let plane { plane.initialize(repeating: 0, count: pixels) }
     }
 

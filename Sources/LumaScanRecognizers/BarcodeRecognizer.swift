@@ -59,8 +59,10 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
     /// fails, or (`.unsupported`) when zbar cannot be set up.
     public init(configuration: BarcodeConfiguration = .init(), logger: Logger) throws {
         try configuration.validate()
-        guard let scanner = lv_barcode_scanner_create() else {
-            throw LumaScanError(.unsupported, "barcode: cannot create a zbar image scanner")
+        var created: OpaquePointer?
+        let creation = lv_barcode_scanner_create(&created)
+        guard creation == 0, let scanner = created else {
+            throw LumaScanError(.unsupported, "barcode: cannot create the scanner (error \(creation))")
         }
         self.scanner = scanner
         self.configuration = configuration
@@ -349,7 +351,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// zbar's symbol type for a symbology.
-    static func zbarType(of symbology: Symbology) -> Int32 {
+    package static func zbarType(of symbology: Symbology) -> Int32 {
         let value: Int
         switch symbology {
         case .ean13: value = LV_SYM_EAN13
@@ -376,7 +378,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// The symbology of a zbar symbol type, or `nil` for one LumaScan does not report.
-    static func symbology(ofZBarType type: Int32) -> Symbology? {
+    package static func symbology(ofZBarType type: Int32) -> Symbology? {
         Symbology.allCases.first { zbarType(of: $0) == type }
     }
 }

@@ -100,13 +100,22 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         }
         var result = lv_meter_result()
         let count = lv_meter_read(
-            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), Int32(crop.stride), &result)
+            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), crop.stride, &result)
         if count < 0 {
             logger.error("meter reader failed", metadata: ["code": "\(count)", "frame": "\(metadata.index)"])
         }
         var reading = Self.reading(from: result, geometry: geometry, maxDecimals: configuration.maxNumDecimalDigits)
         reading.frameIndex = metadata.index
         reading.status = status(of: reading)
+        // Every frame's reading, for working out why a meter does not complete (`--log-level trace`); swift-log
+        // builds neither the message nor the metadata below trace level.
+        logger.trace(
+            "meter frame",
+            metadata: [
+                "frame": "\(metadata.index)", "reading": "\(reading.text)", "status": "\(reading.status)",
+                "confidences": "\(reading.digitConfidences.map { Int($0) })",
+                "ambiguous": "\(reading.ambiguousDigits)", "lightOnDark": "\(reading.lightOnDark)",
+            ])
         if reading.status == .completed {
             reading.cropPNG = encodePNG(crop)
             completed = true
@@ -180,7 +189,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         var bytes: UnsafePointer<UInt8>?
         var count = 0
         let status = lv_meter_encode_png(
-            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), Int32(crop.stride), &bytes, &count)
+            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), crop.stride, &bytes, &count)
         guard status == 0, let bytes else {
             logger.warning("meter crop could not be encoded as PNG", metadata: ["code": "\(status)"])
             return nil

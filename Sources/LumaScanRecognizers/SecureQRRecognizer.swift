@@ -146,8 +146,11 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                 configuration: BarcodeConfiguration(
                     id: configuration.id, symbologies: [.qrCode], duplicateInterval: 0, qrDownscale: 1),
                 logger: logger) : nil
-        guard let analyzer = lv_sqr_analyzer_create() else {
-            throw LumaScanError(.unsupported, "\(configuration.id): cannot create the secure-QR analyzer")
+        var created: OpaquePointer?
+        let status = lv_sqr_analyzer_create(&created)
+        guard status == 0, let analyzer = created else {
+            throw LumaScanError(
+                .unsupported, "\(configuration.id): cannot create the secure-QR analyzer (error \(status))")
         }
         self.analyzer = analyzer
         readerReports.reserveCapacity(8)
