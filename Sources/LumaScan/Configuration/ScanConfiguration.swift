@@ -4,7 +4,7 @@ import LumaScanCore
 import LumaScanRecognizers
 
 /// A whole scan, configured by one JSON document as Anyline configures one: the camera (`cameraConfig`), its LED
-/// (`flashConfig`), and either one plugin (`viewPluginConfig`) or several combined (`viewPluginCompositeConfig`).
+/// (`flashConfig`), optional sounds (`audioFeedback`), and either one plugin (`viewPluginConfig`) or several combined (`viewPluginCompositeConfig`).
 ///
 /// ```json
 /// {
@@ -13,7 +13,8 @@ import LumaScanRecognizers
 ///   "viewPluginConfig": {
 ///     "pluginConfig": {"id": "till", "scanTimeout": 0, "barcodeConfig": {"symbologies": ["ean13", "qr"]}},
 ///     "scanFeedbackConfig": {"beepOnResult": true}
-///   }
+///   },
+///   "audioFeedback": {"folder": "/usr/share/lumascan/sounds"}
 /// }
 /// ```
 ///
@@ -62,27 +63,33 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
     ///
     /// Default: `nil`.
     public let viewPluginCompositeConfig: ViewPluginCompositeConfig?
+    /// Sounds to play as scanning goes (LumaScanAudio's `AudioFeedback` plays them); `nil` plays none.
+    ///
+    /// Default: `nil`.
+    public let audioFeedback: AudioFeedbackConfig?
 
     /// Creates a configuration that runs one plugin; every parameter has the default its property documents.
     public init(
         cameraConfig: CameraConfig = .init(), flashConfig: FlashConfig = .init(),
-        viewPluginConfig: ViewPluginConfig = .init()
+        viewPluginConfig: ViewPluginConfig = .init(), audioFeedback: AudioFeedbackConfig? = nil
     ) {
         self.cameraConfig = cameraConfig
         self.flashConfig = flashConfig
         self.viewPluginConfig = viewPluginConfig
         self.viewPluginCompositeConfig = nil
+        self.audioFeedback = audioFeedback
     }
 
     /// Creates a configuration that runs several plugins as one.
     public init(
         cameraConfig: CameraConfig = .init(), flashConfig: FlashConfig = .init(),
-        viewPluginCompositeConfig: ViewPluginCompositeConfig
+        viewPluginCompositeConfig: ViewPluginCompositeConfig, audioFeedback: AudioFeedbackConfig? = nil
     ) {
         self.cameraConfig = cameraConfig
         self.flashConfig = flashConfig
         self.viewPluginConfig = nil
         self.viewPluginCompositeConfig = viewPluginCompositeConfig
+        self.audioFeedback = audioFeedback
     }
 
     /// The complete default configuration of a plugin of `kind`, as `lumascan config default --plugin` prints it.
@@ -137,6 +144,7 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
     public func validate() throws(LumaScanError) {
         let root = ConfigurationCheck(path: "")
         try cameraConfig.validate(root.nested("cameraConfig"))
+        try audioFeedback?.validate(root.nested("audioFeedback"))
         switch (viewPluginConfig, viewPluginCompositeConfig) {
         case (let single?, nil):
             try single.validate(root.nested("viewPluginConfig"))
@@ -180,7 +188,9 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
 
     // MARK: Codable
 
-    private static let keys = ["cameraConfig", "flashConfig", "viewPluginConfig", "viewPluginCompositeConfig"]
+    private static let keys = [
+        "cameraConfig", "flashConfig", "viewPluginConfig", "viewPluginCompositeConfig", "audioFeedback",
+    ]
 
     /// Decodes a document without validating it (``decode(json:)`` decodes and validates): absent or null keys take
     /// their defaults; unknown keys, wrong types and giving both or neither of `viewPluginConfig` and
@@ -197,9 +207,11 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
         }
         viewPluginConfig = try container.optional("viewPluginConfig")
         viewPluginCompositeConfig = try container.optional("viewPluginCompositeConfig")
+        audioFeedback = try container.optional("audioFeedback")
     }
 
-    /// Encodes every key, and the one of `viewPluginConfig` and `viewPluginCompositeConfig` that is set.
+    /// Encodes every key, the one of `viewPluginConfig` and `viewPluginCompositeConfig` that is set, and
+    /// `audioFeedback` when it is set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: ConfigKey.self)
         try container.encode(cameraConfig, forKey: ConfigKey(stringValue: "cameraConfig"))
@@ -207,5 +219,6 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
         try container.encodeIfPresent(viewPluginConfig, forKey: ConfigKey(stringValue: "viewPluginConfig"))
         try container.encodeIfPresent(
             viewPluginCompositeConfig, forKey: ConfigKey(stringValue: "viewPluginCompositeConfig"))
+        try container.encodeIfPresent(audioFeedback, forKey: ConfigKey(stringValue: "audioFeedback"))
     }
 }
