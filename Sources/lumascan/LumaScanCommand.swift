@@ -36,7 +36,7 @@ struct LumaScanCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             ScanCommand.self, RecordCommand.self, DevicesCommand.self, ControlsCommand.self, ConfigCommand.self,
-            SecureQRCommand.self,
+            SecureQRCommand.self, ServeCommand.self,
             BenchCommand.self,
         ],
         defaultSubcommand: ScanCommand.self)

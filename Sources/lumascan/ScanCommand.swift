@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import LumaScan
+import LumaScanAudio
 import Synchronization
 
 /// `lumascan scan`: scan a camera, or image files, and print one JSON line per event.
@@ -135,9 +136,11 @@ struct ScanCommand: ParsableCommand {
 
         let images = imageSource
         let engine = ScanEngine(source: source, plugin: plugin, options: .init(frameLimit: maxFrames), logger: logger)
+        // The configuration's audioFeedback: sounds decoded now, played on their own thread as events arrive.
+        let audio = configuration?.audioFeedback.map { AudioFeedback(configuration: $0, logger: logger) }
         let printer = EventPrinter(
             engine: engine, writer: writer, resultsOnly: resultsOnly, beepOnResult: plugin.beepOnResult,
-            inputPath: { frame in images?.path(forFrameIndex: frame) }, onStarted: inputFailures.release)
+            inputPath: { frame in images?.path(forFrameIndex: frame) }, onStarted: inputFailures.release, audio: audio)
         engine.delegate = printer
         writer.onFailure { engine.stop() }
 
@@ -178,6 +181,7 @@ struct ScanCommand: ParsableCommand {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { engine.stop() }
         }
         engine.waitUntilFinished()
+        audio?.finish()  // the stop sound is heard before the command ends
         finished.store(true, ordering: .releasing)
         inputFailures.release()  // in case the engine stopped before its started event
         let final = engine.statistics
@@ -301,12 +305,14 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
     private let beepOnResult: Bool
     private let inputPath: @Sendable (UInt64) -> String?
     private let onStarted: (@Sendable () -> Void)?
+    private let audio: AudioFeedback?
     private var results: [String: Int] = [:]
     private(set) var stopReason: StopReason?
 
     init(
         engine: ScanEngine, writer: LineWriter, resultsOnly: Bool, beepOnResult: Bool,
-        inputPath: @escaping @Sendable (UInt64) -> String?, onStarted: (@Sendable () -> Void)? = nil
+        inputPath: @escaping @Sendable (UInt64) -> String?, onStarted: (@Sendable () -> Void)? = nil,
+        audio: AudioFeedback? = nil
     ) {
         self.engine = engine
         self.writer = writer
@@ -314,6 +320,7 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
         self.beepOnResult = beepOnResult
         self.inputPath = inputPath
         self.onStarted = onStarted
+        self.audio = audio
     }
 
     func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {
@@ -322,6 +329,7 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
     }
 
     func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {
+        audio?.handle(.report(report))
         let isResult = report.reportType != .inProgress
         if isResult {
             results["\(report.symbology?.rawValue ?? report.state.rawValue)", default: 0] += 1
@@ -333,12 +341,14 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
     }
 
     func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent) {
+        audio?.handle(event)
         writer.write(EventJSON.line(for: event))
         // The CLI runs one scanning session: when it ends (completed, timeout), the command ends.
         if case .scanningStopped = event { engine.stop() }
     }
 
     func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) {
+        audio?.handle(.detection(detection))
         if !resultsOnly { writer.write(EventJSON.line(for: .detection(detection))) }
     }
 

@@ -80,7 +80,8 @@ enum ReplayScenes {
 
     /// `image` as a one-component JPEG, through the capture shim's encoder (as a grey MJPEG camera would send it).
     static func jpeg(_ image: LumaImage) throws -> [UInt8] {
-        guard let encoder = lc_jpeg_encoder_create() else { throw CLIError("no JPEG encoder") }
+        var created: OpaquePointer?
+        guard lc_jpeg_encoder_create(&created) == 0, let encoder = created else { throw CLIError("no JPEG encoder") }
         defer { lc_jpeg_encoder_destroy(encoder) }
         var output = [UInt8](repeating: 0, count: lc_jpeg_grey_capacity(Int32(image.width), Int32(image.height)))
         let capacity = output.count
