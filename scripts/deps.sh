@@ -4,11 +4,15 @@
 set -euo pipefail
 
 packages=(pkg-config libv4l-dev libzbar-dev libzxing-dev libopencv-dev libturbojpeg0-dev libpng-dev libwebp-dev libtiff-dev
-  libgif-dev libqrencode-dev v4l-utils)
+  libgif-dev libqrencode-dev v4l-utils libasound2-dev libsndfile1-dev)
 if [[ "${1:-}" == "--test" ]]; then
   # qrencode and libzint (zint's encoders, every symbology) make the codes the tests read; zbarimg and ZXingReader
-  # are the peers the barcode corpus is compared with; the VM harness installs its own (qemu, busybox, kernel).
-  packages+=(qrencode libzint-dev zint zbar-tools zxing-cpp-tools fonts-dejavu-core)
+  # are the peers the barcode corpus is compared with; chromium runs the preview page in scripts/browser-test.sh; the
+  # VM harness installs its own (qemu, busybox, kernel).
+  packages+=(qrencode libzint-dev zint zbar-tools zxing-cpp-tools fonts-dejavu-core chromium)
+  # scripts/check-deploy.sh: systemd-analyze verify (systemd), the udev rule's parse (udev), the .deb's Depends
+  # (dpkg-shlibdeps, dpkg-dev).
+  packages+=(systemd udev dpkg-dev)
 fi
 
 missing=()

@@ -5,8 +5,8 @@
 #
 #   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose]
 #
-# Needs ../shared/datasets/meter-digits-train.tar beside the repository (or METER_DIGITS_TAR), python3-opencv and
-# python3-sklearn (Debian); unit tests never need any of it. LUMASCAN names a built lumascan to use instead of
+# Needs ../shared/datasets/meter-digits-train.tar beside the repository (or METER_DIGITS_TAR), python3-opencv,
+# python3-sklearn, python3-torch and python3-pil (Debian); unit tests never need any of it. LUMASCAN names a built lumascan to use instead of
 # building the debug one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,9 @@ if [[ ! -d $scratch/meter-digits ]]; then
     mkdir -p "$scratch"
     tar -C "$scratch" -xf "$tarball"
 fi
-for package in python3-opencv python3-sklearn; do
+# eval-meter.py builds the counters with the training script's own code (train-meter-digits.py), which imports torch
+# and PIL at its top.
+for package in python3-opencv python3-sklearn python3-torch python3-pil; do
     dpkg -s "$package" >/dev/null 2>&1 || { echo "eval-meter: apt-get install $package first" >&2; exit 2; }
 done
 if [[ -z ${LUMASCAN:-} ]]; then

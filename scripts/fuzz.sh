@@ -6,10 +6,10 @@
 # .build-fuzz/crashes/<target>/ and its path printed. Rerun one with: .build-fuzz/bin/<target> <that path>
 #
 # Targets: one per image decoder of CSupport/CLumaVision/codecs.cpp (image-png, image-jpeg, image-webp, image-tiff,
-# image-gif, image-bmp, image-pnm), mjpeg (MJPEG-to-luma, CSupport/CLumaCapture/jpeg.c) and barcode (lv_barcode_scan
-# and lv_barcode_scan_still on arbitrary luma planes), configuration (the strict JSON scan, cutout decoding and
+# image-gif, image-bmp, image-pnm), mjpeg (MJPEG-to-luma, CSupport/CLumaCapture/jpeg.c), barcode (lv_barcode_scan
+# and lv_barcode_scan_still on arbitrary luma planes), meter (lv_meter_read in each mode), configuration (the strict JSON scan, cutout decoding and
 # geometry) and recording (the recording reader), the last two built with swiftc -sanitize=fuzzer,address.
-# scripts/test.sh runs them all: about 4 minutes on 2 cores.
+# scripts/test.sh runs them all: about 5 minutes on 2 cores.
 #
 # Usage: scripts/fuzz.sh [target...]        (default: every target)
 # Environment: LUMASCAN_FUZZ_SECONDS   seconds per target (default 12; the barcode target 4 times as long)
@@ -27,7 +27,7 @@ out=.build-fuzz
 mkdir -p "$out/obj" "$out/bin" "$out/crashes"
 
 image_formats=(png jpeg webp tiff gif bmp pnm)
-all_targets=("${image_formats[@]/#/image-}" mjpeg barcode configuration recording)
+all_targets=("${image_formats[@]/#/image-}" mjpeg barcode meter configuration recording)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 
@@ -35,10 +35,13 @@ targets=("$@")
 sanitize=(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
 includes=(-ICSupport/CLumaVision/include -ICSupport/CLumaVision -ICSupport/OpenCV/include
   -ICSupport/CLumaCapture/include $(pkg-config --cflags-only-I zbar libpng libturbojpeg libwebp libtiff-4))
-libraries=(-lopencv_core -lopencv_imgproc -lZXing -lzbar -lpng16 -lturbojpeg -lwebp -ltiff -lgif)
+libraries=(-lopencv_core -lopencv_imgproc -lopencv_dnn -lZXing -lzbar -lpng16 -lturbojpeg -lwebp -ltiff -lgif)
 
 # The shim sources each target needs; assertion_guard.cpp replaces __assert_fail, as in the package.
 vision=(codecs image common assertion_guard barcode barcode_merge barcode_regions barcode_text barcode_zxing qr_finder)
+# The meter reader's, for the meter target (its model, meter_digits_model.c, is compiled without instrumentation: it is
+# one 458 kB array).
+meter=(meter meter_image meter_digital meter_drums meter_counter meter_templates meter_digits)
 
 compile() {  # source object compiler flags...
   local source=$1 object=$2
@@ -57,6 +60,14 @@ for name in "${vision[@]}"; do
   # Two compilers at a time: CI has two cores.
   if ((${#pids[@]} >= 2)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
+for name in "${meter[@]}"; do
+  compile "CSupport/CLumaVision/$name.cpp" "$out/obj/lv-$name.o" "$CXX" -std=c++17 &
+  pids+=($!)
+  if ((${#pids[@]} >= 2)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+if [[ ! -f $out/obj/lv-model.o || CSupport/CLumaVision/meter_digits_model.c -nt $out/obj/lv-model.o ]]; then
+  "$CC" -std=c11 -O0 -c CSupport/CLumaVision/meter_digits_model.c -o "$out/obj/lv-model.o"
+fi
 compile CSupport/CLumaCapture/jpeg.c "$out/obj/lc-jpeg.o" "$CC" -std=c11 &
 pids+=($!)
 for format in "${image_formats[@]}"; do
@@ -64,7 +75,7 @@ for format in "${image_formats[@]}"; do
   pids+=($!)
   if ((${#pids[@]} >= 2)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
-for target in mjpeg barcode; do
+for target in mjpeg barcode meter; do
   compile "Fuzz/targets/$target.cpp" "$out/obj/target-$target.o" "$CXX" -std=c++17 &
   pids+=($!)
 done
@@ -107,11 +118,14 @@ swift_target() {  # target module libraries sources...
 
 vision_objects=("${vision[@]/#/$out/obj/lv-}")
 vision_objects=("${vision_objects[@]/%/.o}")
+meter_objects=("${meter[@]/#/$out/obj/lv-}")
+meter_objects=("${meter_objects[@]/%/.o}" "$out/obj/lv-model.o")
 for target in "${targets[@]}"; do
   case $target in
     image-*) link "$target" "$out/obj/target-$target.o" "${vision_objects[@]}" ;;
     mjpeg) link mjpeg "$out/obj/target-mjpeg.o" "$out/obj/lc-jpeg.o" ;;
     barcode) link barcode "$out/obj/target-barcode.o" "${vision_objects[@]}" ;;
+    meter) link meter "$out/obj/target-meter.o" "${meter_objects[@]}" "${vision_objects[@]}" ;;
     configuration) swift_target configuration LumaScanCore "" ;;
     recording)
       swift_target recording LumaScanCapture "-lLumaScanCore -lLogging" \
@@ -135,9 +149,16 @@ for target in "${targets[@]}"; do
   # the decoders. It runs until it has done half as many again as the minimum, with twelve times the time as the
   # bound, so a slower machine still reaches the minimum instead of failing for it (here: about 40 s).
   runs=-1
+  minimum=$min_runs
   if [[ $target == barcode ]]; then
     budget=$((seconds * 12))
     runs=$((min_runs * 3 / 2))
+  elif [[ $target == meter ]]; then
+    # The meter reader runs its digit network on every drum it finds, under the sanitizers: about 25 to 200 inputs
+    # a second. It runs for five times the time, to at most 6,000 inputs, and must reach a twentieth of the minimum.
+    budget=$((seconds * 5))
+    runs=$((min_runs * 3 / 5))
+    minimum=$((min_runs / 20))
   fi
   # Leak checks stay off: zbar and OpenCV keep caches for the process' life, and the ZXing assertion guard leaks
   # what the failed call had allocated by design (lv_shim.hpp); crashes, memory errors and UB are what fails.
@@ -151,8 +172,8 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target FAILED after ${executed:-?} inputs; input saved at ${artifact:-$crashes} (log: $log)" >&2
     grep -m 12 -E "ERROR|SUMMARY|runtime error|#[0-9]+ 0x" "$log" >&2 || true
     failed+=("$target")
-  elif ((${executed:-0} < min_runs)); then
-    echo "fuzz: $target ran only ${executed:-0} inputs in $budget s, fewer than $min_runs (log: $log)" >&2
+  elif ((${executed:-0} < minimum)); then
+    echo "fuzz: $target ran only ${executed:-0} inputs in $budget s, fewer than $minimum (log: $log)" >&2
     failed+=("$target")
   else
     echo "fuzz: $target ok: $executed inputs in $((SECONDS - begun)) s, corpus $(ls "$corpus" | wc -l) + $(ls "$seeds" | wc -l) seeds"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, then builds and runs the whole test suite:
-#   1. unit tests (every module), built with warnings as errors;
-#   2. the frame ring and the engine under the thread sanitizer;
+#   1. unit tests (every module), built with warnings as errors, the preview page in a real headless Chromium against
+#      `lumascan serve` (scripts/browser-test.sh), and the deployment check (scripts/check-deploy.sh: the systemd
+#      unit, the udev rule and the .deb);
+#   2. the frame ring, the engine and the audio feedback under the thread sanitizer;
 #   3. the C shims' tests (and the test kit's: the barcode corpus' generator and peers) under the address sanitizer;
 #   4. the V4L2 integration tests against the kernel's vivid driver in a VM (Tests/IntegrationTests);
-#   5. the libFuzzer targets (scripts/fuzz.sh: image decoders, MJPEG-to-luma, barcode scanner; about 3.5 minutes);
+#   5. the libFuzzer targets (scripts/fuzz.sh: image decoders, MJPEG-to-luma, barcode scanner, meter reader,
+#      configuration, recordings; about 5 minutes);
 #   6. the formatting lint.
 # Set LUMASCAN_SKIP_VM=1 to skip step 4 (it then says so); LUMASCAN_SKIP_SANITIZERS=1 skips steps 2, 3 and 5.
 set -euo pipefail
@@ -18,11 +21,20 @@ started=$SECONDS
 step "unit tests"
 swift build --build-tests -Xswiftc -warnings-as-errors
 # The VM-backed integration tests run in their own step below.
-swift test --skip-build --parallel --skip IntegrationTests
+swift test --skip-build --parallel --skip IntegrationTests --skip LumaScanServerTests
+# The server's tests in a process of their own: its handlers run on Swift's cooperative pool (two threads on two
+# cores), which the long synchronous tests above (the barcode corpus, the meter corpora) hold for minutes at a time.
+swift test --skip-build --filter LumaScanServerTests
+
+step "the preview page in headless Chromium against lumascan serve (scripts/browser-test.sh)"
+LUMASCAN="$(swift build --show-bin-path)/lumascan" scripts/browser-test.sh
+
+step "deployment: systemd unit, udev rule, Debian package (scripts/check-deploy.sh)"
+LUMASCAN="$(swift build --show-bin-path)/lumascan" scripts/check-deploy.sh
 
 if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" != 1 ]]; then
   step "thread sanitizer: frame ring and engine"
-  swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle'
+  swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle|AudioFeedback'
   step "address sanitizer: C shims (capture, vision)"
   LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" \
     swift test --scratch-path .build-asan --sanitize=address \
