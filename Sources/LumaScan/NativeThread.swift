@@ -69,6 +69,15 @@ package final class Semaphore: @unchecked Sendable {
     /// Wakes one waiter (or lets the next wait pass).
     package func signal() { sem_post(semaphore) }
 
+    /// Wakes the waiter unless a wake is already pending: any number of wakes before a wait let that one wait pass,
+    /// and the count stays at one or two (two wakers can race), so a waiter that was busy does not spin through a
+    /// backlog of stale wakes. For "something changed, look again" signals, not for counting items.
+    package func wake() {
+        var value: Int32 = 0
+        sem_getvalue(semaphore, &value)
+        if value <= 0 { sem_post(semaphore) }
+    }
+
     /// Waits until signalled, however long that takes.
     package func wait() {
         while sem_wait(semaphore) != 0 && errno == EINTR {}

@@ -87,7 +87,12 @@ public final class ScanEngine: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let captureFinished = Atomic<Bool>(false)
     private let recognitionExited = Atomic<Bool>(false)
+    /// Wakes the recognition thread: a frame was pushed, capture finished, or stop was asked for.
     private let frameAvailable = Semaphore()
+    /// Wakes the capture thread: the recognition thread released a frame's buffer or exited, or stop was asked for.
+    private let bufferReturned = Semaphore()
+    /// Wakes a recovery backoff early: stop was asked for.
+    private let stopWake = Semaphore()
     let delivery: DeliveryQueue
     private let counters = Counters()
     private let stream: AsyncStream<ScanEvent>
@@ -305,7 +310,9 @@ public final class ScanEngine: Sendable {
     /// Safe to call from any thread, at any time, more than once (also from a signal-handling task).
     public func stop() {
         stopRequested.store(true, ordering: .releasing)
-        frameAvailable.signal()
+        frameAvailable.wake()
+        bufferReturned.wake()
+        stopWake.wake()
     }
 
     /// Blocks the calling thread until the engine has stopped and delivered its last event. Do not call it from the
@@ -335,6 +342,10 @@ public final class ScanEngine: Sendable {
 
     // MARK: - Capture thread
 
+    /// The longest a capture-thread wait for a returned buffer lasts before it looks again (every wake-up is also
+    /// signalled, so this only bounds a lost wake-up).
+    private let waitSliceMilliseconds = 100
+
     private func captureLoop(_ producer: consuming FrameRing.Producer) {
         var reason = StopReason.requested
         var lastSequence: UInt32?
@@ -342,6 +353,12 @@ public final class ScanEngine: Sendable {
         var recoveryAttempts = 0
         capture: while !stopRequested.load(ordering: .acquiring) {
             requeueReturned(producer)
+            if producer.outstanding >= source.bufferCount {
+                // Every buffer waits in the ring or is being recognised (a file or a recording is read faster than
+                // recognised): nothing to dequeue into until the recognition thread hands one back.
+                bufferReturned.wait(milliseconds: waitSliceMilliseconds)
+                continue
+            }
             let frame: DequeuedFrame
             do {
                 guard let dequeued = try source.dequeue(timeout: options.dequeueTimeout) else { continue }
@@ -375,9 +392,9 @@ public final class ScanEngine: Sendable {
             while true {
                 switch producer.push(frame) {
                 case .queued:
-                    frameAvailable.signal()
+                    frameAvailable.wake()
                 case .queuedEvicting(let victim):
-                    frameAvailable.signal()
+                    frameAvailable.wake()
                     requeue(victim)
                 case .rejected:
                     // A finite source waits for room: its frames must not be lost.
@@ -386,7 +403,7 @@ public final class ScanEngine: Sendable {
                         break capture
                     }
                     requeueReturned(producer)
-                    usleep(200)
+                    bufferReturned.wait(milliseconds: waitSliceMilliseconds)
                     continue
                 }
                 break
@@ -398,9 +415,9 @@ public final class ScanEngine: Sendable {
             }
         }
         captureFinished.store(true, ordering: .releasing)
-        frameAvailable.signal()
+        frameAvailable.wake()
         // Let recognition finish (drain the ring on end of input; finish the current frame on stop).
-        while !recognitionExited.load(ordering: .acquiring) { usleep(500) }
+        while !recognitionExited.load(ordering: .acquiring) { bufferReturned.wait(milliseconds: waitSliceMilliseconds) }
         for buffer in producer.evictAll() { requeue(buffer) }
         requeueReturned(producer)
         source.stop()
@@ -454,7 +471,9 @@ public final class ScanEngine: Sendable {
         // Take every buffer back before the source lets go of its memory: evict what waits in the ring and wait
         // for the recognition thread to release the frame it holds.
         _ = producer.evictAll()
-        while producer.consumerHeld > 0 && !recognitionExited.load(ordering: .acquiring) { usleep(200) }
+        while producer.consumerHeld > 0 && !recognitionExited.load(ordering: .acquiring) {
+            bufferReturned.wait(milliseconds: waitSliceMilliseconds)
+        }
         while producer.reclaim() != nil {}
         source.stop()
 
@@ -480,12 +499,13 @@ public final class ScanEngine: Sendable {
         return .requested
     }
 
+    /// Waits `duration`, or less when ``stop()`` is called meanwhile.
     private func sleepUnlessStopped(_ duration: Duration) {
-        var remaining = duration.nanosecondsClamped / 1000
-        while remaining > 0 && !stopRequested.load(ordering: .acquiring) {
-            let slice = min(remaining, 20_000)
-            usleep(UInt32(slice))
-            remaining -= slice
+        let deadline = MonotonicInstant(nanoseconds: MonotonicInstant.now().nanoseconds &+ duration.nanosecondsClamped)
+        while !stopRequested.load(ordering: .acquiring) {
+            let now = MonotonicInstant.now()
+            guard now < deadline else { return }
+            stopWake.wait(milliseconds: max(1, Int(clamping: deadline.since(now).nanosecondsClamped / 1_000_000)))
         }
     }
 
@@ -519,6 +539,7 @@ public final class ScanEngine: Sendable {
             process(frame, consumer: consumer, state: &state)
         }
         recognitionExited.store(true, ordering: .releasing)
+        bufferReturned.wake()
     }
 
     /// Lets the lifecycle check its scan timeout, even when no frame arrives.
@@ -531,7 +552,10 @@ public final class ScanEngine: Sendable {
 
     private func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState)
     {
-        defer { consumer.release(frame.bufferIndex) }
+        defer {
+            consumer.release(frame.bufferIndex)
+            bufferReturned.wake()
+        }
         let currentGeneration = pluginGeneration.load(ordering: .acquiring)
         if currentGeneration != state.generation {
             let current = plugin.withLock { $0 }

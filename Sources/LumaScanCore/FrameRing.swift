@@ -218,6 +218,18 @@ public final class FrameRing: @unchecked Sendable {
             }
         }
 
+        /// How many buffers this producer has pushed and not yet taken back (by ``reclaim()``, by eviction, or from a
+        /// push that evicted): the source's buffers the ring and the consumer hold. When it equals the source's
+        /// buffer count, no buffer is left to dequeue into until the consumer releases one.
+        public var outstanding: Int {
+            let ring = ring
+            // tail, returnHead and evicted are all written by this producer's thread.
+            let pushed = ring.tail.pointer.pointee.load(ordering: .relaxed)
+            let reclaimed = ring.returnHead.pointer.pointee.load(ordering: .relaxed)
+            let evicted = ring.evicted.pointer.pointee.load(ordering: .relaxed)
+            return pushed - reclaimed - evicted
+        }
+
         /// How many frames the consumer has claimed and not yet released (0 or 1 for a consumer that releases each
         /// frame before claiming the next).
         public var consumerHeld: Int {

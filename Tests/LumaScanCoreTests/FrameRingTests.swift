@@ -126,6 +126,29 @@ struct FrameRingTests {
         #expect(statistics.inFlight == 0)
     }
 
+    @Test("outstanding counts the producer's buffers the ring and the consumer hold, until each comes back")
+    func outstanding() {
+        let ring = FrameRing(capacity: 2, bufferCount: 4)
+        let producer = ring.makeProducer()
+        let consumer = ring.makeConsumer()
+        #expect(producer.outstanding == 0)
+        #expect(producer.push(frame(0, index: 0)) == .queued)
+        #expect(producer.push(frame(1, index: 1)) == .queued)
+        #expect(producer.outstanding == 2)
+        // An evicting push hands one buffer straight back: still two out.
+        #expect(producer.push(frame(2, index: 2)) == .queuedEvicting(bufferIndex: 0))
+        #expect(producer.outstanding == 2)
+        let claimed = consumer.pop()
+        #expect(claimed?.bufferIndex == 1)
+        consumer.release(1)
+        // Released but not yet reclaimed: the producer cannot dequeue into it yet.
+        #expect(producer.outstanding == 2)
+        #expect(producer.reclaim() == 1)
+        #expect(producer.outstanding == 1)
+        #expect(producer.evictAll() == [2])
+        #expect(producer.outstanding == 0)
+    }
+
     /// Two real threads hammer the ring while a third reads its statistics: every frame is either processed or
     /// dropped, exactly once, the consumer sees frames in order, and the accounting identity holds at every read.
     /// CI runs this under `--sanitize=thread`.

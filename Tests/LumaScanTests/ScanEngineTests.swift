@@ -92,6 +92,22 @@ func flatImages(_ values: [UInt8], width: Int = 32, height: Int = 24) -> [LumaIm
 
 @Suite("ScanEngine")
 struct ScanEngineTests {
+    @Test("a source is never asked for a frame while the ring and the recognizer hold all its buffers")
+    func waitsForReturnedBuffers() async {
+        // Recognition (20 ms a frame) is far slower than the source, so capture keeps running out of buffers: it must
+        // wait for the recognition thread to hand one back rather than call dequeue in a loop.
+        let source = BufferCountingSource(
+            base: SyntheticSource(images: flatImages([7]), frameCount: 15, bufferCount: 2))
+        let recognizer = MeanLumaRecognizer(delay: .milliseconds(20))
+        let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
+        do { try engine.start() } catch { Issue.record("start failed: \(error)") }
+        await engine.finished()
+        #expect(recognizer.seen.withLock { $0 } == Array(0..<15))
+        #expect(source.callsWithEveryBufferOut.load(ordering: .relaxed) == 0)
+        // 15 frames and the end: nothing else (the source was never polled in a loop).
+        #expect(source.dequeueCalls.load(ordering: .relaxed) == 16)
+    }
+
     @Test("a finite source is read to the end: every frame processed once, in order, nothing dropped")
     func finiteSourceEndToEnd() async {
         let source = SyntheticSource(images: flatImages([10, 20, 30]), schedule: .script([0, 1, 2, 1, 0]))
@@ -324,6 +340,33 @@ final class FlaggingSource: FrameSource, @unchecked Sendable {
         return frame
     }
     func requeue(_ bufferIndex: Int) throws { try base.requeue(bufferIndex) }
+    func bytes(of bufferIndex: Int) -> UnsafeRawBufferPointer { base.bytes(of: bufferIndex) }
+    func stop() { base.stop() }
+}
+
+/// Wraps a source and counts its dequeue calls, and those made while the caller held every buffer.
+final class BufferCountingSource: FrameSource, @unchecked Sendable {
+    let base: SyntheticSource
+    let dequeueCalls = Atomic<Int>(0)
+    let callsWithEveryBufferOut = Atomic<Int>(0)
+    private let out = Atomic<Int>(0)
+    init(base: SyntheticSource) { self.base = base }
+    var name: String { base.name }
+    var format: FrameFormat { base.format }
+    var bufferCount: Int { base.bufferCount }
+    var isFinite: Bool { base.isFinite }
+    func start() throws { try base.start() }
+    func dequeue(timeout: Duration) throws -> DequeuedFrame? {
+        dequeueCalls.add(1, ordering: .relaxed)
+        if out.load(ordering: .relaxed) >= base.bufferCount { callsWithEveryBufferOut.add(1, ordering: .relaxed) }
+        let frame = try base.dequeue(timeout: timeout)
+        if frame != nil { out.add(1, ordering: .relaxed) }
+        return frame
+    }
+    func requeue(_ bufferIndex: Int) throws {
+        out.subtract(1, ordering: .relaxed)
+        try base.requeue(bufferIndex)
+    }
     func bytes(of bufferIndex: Int) -> UnsafeRawBufferPointer { base.bytes(of: bufferIndex) }
     func stop() { base.stop() }
 }
