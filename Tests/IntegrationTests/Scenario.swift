@@ -62,6 +62,11 @@ struct Scenario: Sendable {
             guard !lines.isEmpty else { continue }
             report += "\n--- \(file) (\(lines.count) lines):\n" + lines.suffix(40).joined(separator: "\n")
         }
+        // A lumascan that died of a signal: gdb's reading of its core (siginfo, registers, code, stacks).
+        for file in files.sorted() where file.hasSuffix(".crash") {
+            let lines = (text(file) ?? "").split(separator: "\n")
+            report += "\n--- \(file) (\(lines.count) lines):\n" + lines.prefix(120).joined(separator: "\n")
+        }
         let start = mark("start") ?? 0
         let end = mark("end") ?? .infinity
         let kernel = run.dmesg(from: start, to: end)

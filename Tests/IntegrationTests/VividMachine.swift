@@ -117,6 +117,8 @@ struct VividRun: Sendable {
             "[vivid] VM run finished in \(String(format: "%.1f", seconds)) s with status \(status)"
                 + " (guest timings: \(Self.guestTimings(directory)))")
 
+        Self.printCrashes(directory)
+
         switch status {
         case 0 where done:
             return VividRun(directory: directory, problem: nil, seconds: seconds)
@@ -160,6 +162,19 @@ struct VividRun: Sendable {
     private static func consoleTail(_ directory: URL) -> String {
         let console = (try? String(contentsOf: directory.appendingPathComponent("console.log"), encoding: .utf8)) ?? ""
         return "last console lines:\n" + console.split(separator: "\n").suffix(25).joined(separator: "\n")
+    }
+
+    /// Prints every lumascan that died of a signal in the run, with gdb's reading of its core, and every command the
+    /// guest ran again after a SIGTRAP (vm/scenarios.sh `run`): a retry passes the test, so it is said here, loudly.
+    private static func printCrashes(_ directory: URL) {
+        guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return }
+        for case let file as URL in files {
+            guard file.pathExtension == "retried" || file.pathExtension == "crash" else { continue }
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            let lines = text.split(separator: "\n")
+            let name = file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
+            print("[vivid] NOTE \(name):\n" + lines.prefix(60).map { "[vivid]   \($0)" }.joined(separator: "\n"))
+        }
     }
 
     private static func guestTimings(_ directory: URL) -> String {

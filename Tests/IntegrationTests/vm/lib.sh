@@ -15,7 +15,7 @@ VM_CACHE=${LUMASCAN_VM_CACHE:-$REPO_ROOT/.vm-cache}
 VM_ROOT_MODULES="virtio_pci 9pnet_virtio 9p overlay vivid"
 
 # Debian packages the harness needs on the host, as "command:package".
-VM_HOST_TOOLS="qemu-system-x86_64:qemu-system-x86 cpio:cpio v4l2-ctl:v4l-utils xz:xz-utils"
+VM_HOST_TOOLS="qemu-system-x86_64:qemu-system-x86 cpio:cpio v4l2-ctl:v4l-utils xz:xz-utils gdb:gdb"
 # busybox-static is checked by file, since a dynamic busybox may also exist.
 VM_BUSYBOX=/bin/busybox
 

@@ -33,6 +33,13 @@ NICE=5
 PATIENCE=${LUMASCAN_VM_PATIENCE:-2}
 
 now() { read -r u _ </proc/uptime; printf '%s' "$u"; }
+# A lumascan that crashes leaves a core here; run() reads it with the host's gdb (the binary is the same file) into
+# NAME.crash: the signal's siginfo (who sent it and why), the registers, the code at the faulting address and every
+# thread's stack. The host's tests print it with the scenario's diagnostics.
+echo "$OUT/core.%p" > /proc/sys/kernel/core_pattern 2>/dev/null || true
+ulimit -c unlimited
+# The Swift runtime's backtracer would catch the signal (and once hung until the timeout, failing to symbolicate).
+export SWIFT_BACKTRACE=enable=no
 seconds() { read -r u _ </proc/uptime; printf '%s' "${u%.*}"; }
 
 begin() {
@@ -52,14 +59,66 @@ feed() {
         || setup_failed "feeding $1 as $2: $(tail -n 2 "$S/feed.txt" | tr '\n' ' ')"
 }
 
-# run NAME ARGS...: lumascan in the foreground (killed after 60 s × PATIENCE), into NAME.out / NAME.err / NAME.status.
+# run NAME ARGS...: lumascan in the foreground (killed after 60 s × PATIENCE), into NAME.out / NAME.err / NAME.status;
+# a crash leaves NAME.crash (read_core below).
+#
+# One exception is retried: a lumascan that died of SIGTRAP runs once more, and the first attempt's files are kept as
+# NAME.sigtrap.* with NAME.retried saying so (the host's tests print it, so it is never silent). Three full runs of
+# this suite each saw one lumascan die of SIGTRAP before its first log line, in different scenarios, and nothing
+# explains it from inside lumascan: no code in lumascan or in the libraries it loads raises SIGTRAP or executes
+# int3 where it could be reached (glib's g_error would print first), and the guest kernel logged no "trap int3" for
+# it, which it does for an int3 (checked in this VM). Loops of the same commands in this VM (330 starts: warm, with
+# the page cache dropped before each, with the host loaded) never reproduced it. NAME.crash holds the core's siginfo
+# (si_code tells a single-step trap from a signal something sent) for when it comes again; Tests/IntegrationTests/vm/README.md.
 run() {
     n=$1
     shift
     echo "$n start $(now)" >>"$S/steps.txt"
-    timeout -k 5 $((60 * PATIENCE)) nice -n "$NICE" "$BIN" "$@" >"$S/$n.out" 2>"$S/$n.err"
-    echo $? >"$S/$n.status"
+    attempt "$n" "$@"
+    if [ "$(cat "$S/$n.status")" = 133 ]; then
+        for f in out err status crash core; do
+            [ -e "$S/$n.$f" ] && mv "$S/$n.$f" "$S/$n.sigtrap.$f"
+        done
+        echo "lumascan $* died of SIGTRAP at $(now) s; ran it again once ($n.sigtrap.* hold the first attempt)" \
+            >"$S/$n.retried"
+        attempt "$n" "$@"
+    fi
     echo "$n end $(now)" >>"$S/steps.txt"
+}
+
+# attempt NAME ARGS...: one run of lumascan for run(); a core it leaves is read into NAME.crash and then deleted (a
+# debug build's core is hundreds of MB, and run dirs accumulate), unless gdb is missing: then it is kept as NAME.core.
+attempt() {
+    n=$1
+    shift
+    rm -f "$OUT"/core.*
+    timeout -k 5 $((60 * PATIENCE)) nice -n "$NICE" "$BIN" "$@" >"$S/$n.out" 2>"$S/$n.err"
+    st=$?
+    echo "$st" >"$S/$n.status"
+    read_core "$n" "$st"
+}
+
+# read_core NAME STATUS: when STATUS says lumascan died of a signal, gdb's reading of its core into NAME.crash.
+read_core() {
+    n=$1
+    st=$2
+    [ "$st" -gt 128 ] || return 0
+    for core in "$OUT"/core.*; do
+        [ -e "$core" ] || continue
+        if command -v gdb >/dev/null 2>&1; then
+            # -readnever: symbols from the ELF tables only; reading the debug info would take minutes under emulation.
+            timeout 120 gdb -batch -nx -readnever -ex 'p $_siginfo' -ex 'info registers' -ex 'x/12i $pc-24' \
+                -ex 'thread apply all bt 40' -ex 'info sharedlibrary' "$BIN" "$core" >"$S/$n.crash" 2>&1
+            rm -f "$core"
+        else
+            echo "lumascan died of signal $((st - 128)); gdb is not installed to read its core ($n.core)" >"$S/$n.crash"
+            mv "$core" "$S/$n.core"
+        fi
+    done
+    # SIGINT, SIGKILL and SIGTERM (the timeout, reap) leave no core by design.
+    case $st in 130 | 137 | 143) ;; *)
+        [ -e "$S/$n.crash" ] || echo "lumascan died of signal $((st - 128)) and left no core" >"$S/$n.crash" ;;
+    esac
 }
 
 # spawn NAME ARGS...: lumascan in the background; its pid in $PID (it is lumascan itself, for /proc/$PID).
@@ -67,6 +126,7 @@ spawn() {
     NAME=$1
     shift
     echo "$NAME start $(now)" >>"$S/steps.txt"
+    rm -f "$OUT"/core.*
     nice -n "$NICE" "$BIN" "$@" >"$S/$NAME.out" 2>"$S/$NAME.err" &
     PID=$!  # nice execs lumascan: the same process
 }
@@ -86,7 +146,9 @@ reap() {
         sleep 0.2
     done
     wait "$PID"
-    echo $? >"$S/$NAME.status"
+    st=$?
+    echo "$st" >"$S/$NAME.status"
+    read_core "$NAME" "$st"
     echo "$NAME end $(now)" >>"$S/steps.txt"
 }
 
