@@ -27,6 +27,11 @@ import Glibc
 ///
 /// The source's failures are reported as events; a device that went away is reopened with backoff, and a broken
 /// stream is restarted, until ``stop()`` is called.
+///
+/// This file holds the public API and the threads' start and end; each thread's loop has a file of its own
+/// (`ScanEngine+Capture.swift`, `ScanEngine+Recognition.swift`, `ScanEngine+Delivery.swift`). No thread sleeps in a
+/// loop: each blocks in the source, on a wake-up from the thread it waits for, or on the delivery queue (the
+/// recognition thread also wakes every 50 ms while idle, to end a session whose scan timeout has passed).
 public final class ScanEngine: Sendable {
     /// Options for the engine's machinery (recognizer-specific settings live with the recognizers).
     public struct Options: Sendable {
@@ -78,27 +83,27 @@ public final class ScanEngine: Sendable {
     /// The engine's options.
     public let options: Options
 
-    private let logger: Logger
+    let logger: Logger
     let phase = Lock<Phase>(.idle)
-    private let delegateBox = Lock<WeakDelegate>(WeakDelegate())
-    private let plugin: Lock<ScanPlugin>
-    private let pluginGeneration = Atomic<Int>(0)
+    let delegateBox = Lock<WeakDelegate>(WeakDelegate())
+    let plugin: Lock<ScanPlugin>
+    let pluginGeneration = Atomic<Int>(0)
     let lifecycle = Lock(ScanningStateMachine())
-    private let stopRequested = Atomic<Bool>(false)
-    private let captureFinished = Atomic<Bool>(false)
-    private let recognitionExited = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
+    let captureFinished = Atomic<Bool>(false)
+    let recognitionExited = Atomic<Bool>(false)
     /// Wakes the recognition thread: a frame was pushed, capture finished, or stop was asked for.
-    private let frameAvailable = Semaphore()
+    let frameAvailable = Semaphore()
     /// Wakes the capture thread: the recognition thread released a frame's buffer or exited, or stop was asked for.
-    private let bufferReturned = Semaphore()
+    let bufferReturned = Semaphore()
     /// Wakes a recovery backoff early: stop was asked for.
-    private let stopWake = Semaphore()
+    let stopWake = Semaphore()
     let delivery: DeliveryQueue
-    private let counters = Counters()
-    private let stream: AsyncStream<ScanEvent>
-    private let continuation: AsyncStream<ScanEvent>.Continuation
+    let counters = Counters()
+    let stream: AsyncStream<ScanEvent>
+    let continuation: AsyncStream<ScanEvent>.Continuation
     let finishedWaiters = Lock<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    private let ringBox = Lock<FrameRing?>(nil)
+    let ringBox = Lock<FrameRing?>(nil)
     /// The live preview: frames reach it only while it has viewers (see ``PreviewTap``).
     public let preview = PreviewTap()
     /// Histograms of the per-frame luma and recognition times.
@@ -257,7 +262,7 @@ public final class ScanEngine: Sendable {
         return ignored == nil
     }
 
-    private func perform(_ actions: [ScanningStateMachine.Action]) {
+    func perform(_ actions: [ScanningStateMachine.Action]) {
         for action in actions {
             switch action {
             case .emit(let event):
@@ -339,349 +344,10 @@ public final class ScanEngine: Sendable {
             if resumeNow { continuation.resume() }
         }
     }
-
-    // MARK: - Capture thread
-
-    /// The longest a capture-thread wait for a returned buffer lasts before it looks again (every wake-up is also
-    /// signalled, so this only bounds a lost wake-up).
-    private let waitSliceMilliseconds = 100
-
-    private func captureLoop(_ producer: consuming FrameRing.Producer) {
-        var reason = StopReason.requested
-        var lastSequence: UInt32?
-        var captured = 0
-        var recoveryAttempts = 0
-        capture: while !stopRequested.load(ordering: .acquiring) {
-            requeueReturned(producer)
-            if producer.outstanding >= source.bufferCount {
-                // Every buffer waits in the ring or is being recognised (a file or a recording is read faster than
-                // recognised): nothing to dequeue into until the recognition thread hands one back.
-                bufferReturned.wait(milliseconds: waitSliceMilliseconds)
-                continue
-            }
-            let frame: DequeuedFrame
-            do {
-                guard let dequeued = try source.dequeue(timeout: options.dequeueTimeout) else { continue }
-                frame = dequeued
-            } catch is FrameSourceEnd {
-                reason = .endOfInput
-                break
-            } catch {
-                counters.sourceFailures.add(1, ordering: .relaxed)
-                if let failure = recover(from: error, producer: producer, attempts: &recoveryAttempts) {
-                    reason = failure
-                    break
-                }
-                lastSequence = nil
-                continue
-            }
-            recoveryAttempts = 0
-            if let last = lastSequence {
-                let gap = frame.metadata.driverSequence &- last &- 1
-                // A jump of more than half the sequence space is a reset (a restart), not a gap.
-                if gap < UInt32.max / 2 { counters.droppedByDriver.add(UInt64(gap), ordering: .relaxed) }
-            }
-            lastSequence = frame.metadata.driverSequence
-            if frame.metadata.driverFlaggedError {
-                // A frame the driver flagged (V4L2_BUF_FLAG_ERROR) is counted and skipped here, before the ring: it
-                // must neither evict a good frame nor go uncounted when the ring drops it.
-                counters.corrupt.add(1, ordering: .relaxed)
-                requeue(frame.bufferIndex)
-                continue
-            }
-            while true {
-                switch producer.push(frame) {
-                case .queued:
-                    frameAvailable.wake()
-                case .queuedEvicting(let victim):
-                    frameAvailable.wake()
-                    requeue(victim)
-                case .rejected:
-                    // A finite source waits for room: its frames must not be lost.
-                    if stopRequested.load(ordering: .acquiring) {
-                        requeue(frame.bufferIndex)
-                        break capture
-                    }
-                    requeueReturned(producer)
-                    bufferReturned.wait(milliseconds: waitSliceMilliseconds)
-                    continue
-                }
-                break
-            }
-            captured += 1
-            if let limit = options.frameLimit, captured >= limit {
-                reason = .endOfInput
-                break
-            }
-        }
-        captureFinished.store(true, ordering: .releasing)
-        frameAvailable.wake()
-        // Let recognition finish (drain the ring on end of input; finish the current frame on stop).
-        while !recognitionExited.load(ordering: .acquiring) { bufferReturned.wait(milliseconds: waitSliceMilliseconds) }
-        for buffer in producer.evictAll() { requeue(buffer) }
-        requeueReturned(producer)
-        source.stop()
-        if stopRequested.load(ordering: .acquiring), case .endOfInput = reason {
-            reason = .requested
-        }
-        let scanReason: ScanStopReason
-        switch reason {
-        case .requested: scanReason = .requested
-        case .endOfInput: scanReason = .endOfInput
-        case .error: scanReason = .error
-        }
-        lifecycle.withLock { machine in
-            if case .actions(let actions) = machine.stop(scanReason) { perform(actions) }
-        }
-        logger.info("engine stopped", metadata: ["reason": "\(reason.name)", "source": "\(source.name)"])
-        emit(.stopped(reason), terminal: true)
-    }
-
-    private func requeueReturned(_ producer: borrowing FrameRing.Producer) {
-        while let buffer = producer.reclaim() { requeue(buffer) }
-    }
-
-    private func requeue(_ buffer: Int) {
-        do {
-            try source.requeue(buffer)
-        } catch {
-            // The next dequeue reports the same failure and drives recovery; a buffer lost here is restored when
-            // the stream restarts.
-            logger.warning("requeue failed", metadata: ["source": "\(source.name)", "error": "\(error)"])
-        }
-    }
-
-    /// Tries to bring the source back after `error`; returns the stop reason when it cannot.
-    private func recover(
-        from error: any Error, producer: borrowing FrameRing.Producer, attempts: inout Int
-    ) -> StopReason? {
-        let recovery = (error as? any RecoverableSourceError)?.recovery ?? .none
-        let message = "\(error)"
-        let action: SourceFailure.Action
-        switch recovery {
-        case .none: action = .stopping
-        case .restartStream: action = .restartingStream
-        case .reopenDevice: action = .reopeningDevice
-        }
-        logger.error(
-            "source failed", metadata: ["source": "\(source.name)", "error": "\(message)", "action": "\(action)"])
-        emit(.sourceFailed(SourceFailure(source: source.name, message: message, action: action)))
-        guard action != .stopping else { return .error(message) }
-
-        // Take every buffer back before the source lets go of its memory: evict what waits in the ring and wait
-        // for the recognition thread to release the frame it holds.
-        _ = producer.evictAll()
-        while producer.consumerHeld > 0 && !recognitionExited.load(ordering: .acquiring) {
-            bufferReturned.wait(milliseconds: waitSliceMilliseconds)
-        }
-        while producer.reclaim() != nil {}
-        source.stop()
-
-        var delay = options.recoveryInitialDelay
-        while !stopRequested.load(ordering: .acquiring) {
-            attempts += 1
-            do {
-                try source.start()
-                logger.notice("source recovered", metadata: ["source": "\(source.name)", "attempts": "\(attempts)"])
-                emit(.sourceRecovered(source: source.name, attempts: attempts))
-                return nil
-            } catch {
-                logger.warning(
-                    "recovery attempt failed",
-                    metadata: ["source": "\(source.name)", "attempt": "\(attempts)", "error": "\(error)"])
-                if let maximum = options.recoveryMaximumAttempts, attempts >= maximum {
-                    return .error("\(message); gave up after \(attempts) attempts: \(error)")
-                }
-            }
-            sleepUnlessStopped(delay)
-            delay = min(delay * 2, options.recoveryMaximumDelay)
-        }
-        return .requested
-    }
-
-    /// Waits `duration`, or less when ``stop()`` is called meanwhile.
-    private func sleepUnlessStopped(_ duration: Duration) {
-        let deadline = MonotonicInstant(nanoseconds: MonotonicInstant.now().nanoseconds &+ duration.nanosecondsClamped)
-        while !stopRequested.load(ordering: .acquiring) {
-            let now = MonotonicInstant.now()
-            guard now < deadline else { return }
-            stopWake.wait(milliseconds: max(1, Int(clamping: deadline.since(now).nanosecondsClamped / 1_000_000)))
-        }
-    }
-
-    // MARK: - Recognition thread
-
-    /// What the recognition thread keeps between frames.
-    private struct RecognitionState {
-        var plugin: ScanPlugin?
-        var generation = -1
-        var extractor: LumaExtractor?
-        var reports: [ScanReport] = []
-        var lastDistance: DistanceStatus?
-    }
-
-    private func recognitionLoop(_ consumer: consuming FrameRing.Consumer) {
-        var state = RecognitionState()
-        state.reports.reserveCapacity(64)
-        while true {
-            if stopRequested.load(ordering: .acquiring) { break }
-            tick()
-            guard let frame = consumer.pop() else {
-                if captureFinished.load(ordering: .acquiring) {
-                    // Capture has stopped; anything it pushed before the flag is visible now.
-                    guard let last = consumer.pop() else { break }
-                    process(last, consumer: consumer, state: &state)
-                    continue
-                }
-                frameAvailable.wait(milliseconds: 50)
-                continue
-            }
-            process(frame, consumer: consumer, state: &state)
-        }
-        recognitionExited.store(true, ordering: .releasing)
-        bufferReturned.wake()
-    }
-
-    /// Lets the lifecycle check its scan timeout, even when no frame arrives.
-    private func tick() {
-        lifecycle.withLock { machine in
-            let actions = machine.tick(now: .now())
-            if !actions.isEmpty { perform(actions) }
-        }
-    }
-
-    private func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState)
-    {
-        defer {
-            consumer.release(frame.bufferIndex)
-            bufferReturned.wake()
-        }
-        let currentGeneration = pluginGeneration.load(ordering: .acquiring)
-        if currentGeneration != state.generation {
-            let current = plugin.withLock { $0 }
-            current.recognizer.reset()
-            state.plugin = current
-            state.generation = currentGeneration
-            state.lastDistance = nil
-        }
-        let metadata = frame.metadata
-        // While paused, stopped or waiting for the start delay, frames are released unrecognised: the ring drains.
-        let session: Int? = lifecycle.withLock { $0.recognises(at: metadata.dequeueTime) ? $0.session : nil }
-        // The preview takes a frame's luma (at most every 100 ms, only while someone watches) even when not scanning.
-        let previewWanted = preview.wantsFrame(at: metadata.dequeueTime)
-        guard session != nil || previewWanted else { return }
-        if state.extractor?.format != metadata.format {
-            state.extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
-        }
-        guard let extractor = state.extractor else { return }
-        let lumaStart = MonotonicInstant.now()
-        let luma: LumaView
-        do {
-            luma = try extractor.luma(of: source.bytes(of: frame.bufferIndex), bytesUsed: metadata.bytesUsed)
-        } catch {
-            counters.corrupt.add(1, ordering: .relaxed)
-            logger.debug("corrupt frame skipped", metadata: ["frame": "\(metadata.index)", "error": "\(error)"])
-            return
-        }
-        if previewWanted { preview.offer(luma, at: metadata.dequeueTime) }
-        guard let session, let current = state.plugin else { return }
-        let recognitionStart = MonotonicInstant.now()
-        state.reports.removeAll(keepingCapacity: true)
-        current.recognizer.process(luma, metadata: metadata, into: &state.reports)
-        let end = MonotonicInstant.now()
-        counters.lumaNanoseconds.add(recognitionStart.nanoseconds - lumaStart.nanoseconds, ordering: .relaxed)
-        counters.recognitionNanoseconds.add(end.nanoseconds - recognitionStart.nanoseconds, ordering: .relaxed)
-        stageTimes.record(
-            lumaNanoseconds: recognitionStart.nanoseconds - lumaStart.nanoseconds,
-            recognitionNanoseconds: end.nanoseconds - recognitionStart.nanoseconds)
-        counters.pipelineNanoseconds.add(end.since(metadata.dequeueTime).nanosecondsClamped, ordering: .relaxed)
-        counters.reports.add(UInt64(state.reports.count), ordering: .relaxed)
-
-        var completed = false
-        var located: ScanReport?
-        for report in state.reports {
-            if report.reportType == .completedResult { completed = true }
-            if located == nil && !report.polygon.isEmpty { located = report }
-        }
-        // Queue the frame's events only if its session is still under way, under the lifecycle lock, so that nothing
-        // of a session follows the event that ended it.
-        lifecycle.withLock { machine in
-            guard machine.isActive && machine.session == session else { return }
-            queueEvents(
-                of: current, frame: metadata, frameSize: luma.size, completed: completed, located: located,
-                machine: &machine, state: &state)
-        }
-    }
-
-    private func queueEvents(
-        of current: ScanPlugin, frame metadata: FrameMetadata, frameSize: Size, completed: Bool, located: ScanReport?,
-        machine: inout ScanningStateMachine, state: inout RecognitionState
-    ) {
-        if let located {
-            let distance = current.distanceBounds.status(of: located.polygon, frameWidth: frameSize.width)
-            if distance != state.lastDistance {
-                state.lastDistance = distance
-                let normalized = located.polygon.map {
-                    Point(x: $0.x / Double(max(1, frameSize.width)), y: $0.y / Double(max(1, frameSize.height)))
-                }
-                emit(
-                    .detection(
-                        Detection(
-                            recognizerID: located.recognizerID, polygon: located.polygon, normalizedPolygon: normalized,
-                            distance: distance, frameIndex: metadata.index)))
-            }
-        }
-        for report in state.reports { emit(.report(report)) }
-        if completed && current.cancelOnResult {
-            // A parallel composite cancels once every member has completed.
-            let done = (current.recognizer as? CompositeRecognizer)?.hasCompleted ?? true
-            if done { perform(machine.completed(cancels: true)) }
-        }
-    }
-
-    // MARK: - Delivery thread
-
-    private func emit(_ event: ScanEvent, terminal: Bool = false) {
-        delivery.enqueue(event, terminal: terminal)
-    }
-
-    private func deliveryLoop() {
-        while true {
-            guard let event = delivery.dequeue(waitingMilliseconds: 100) else { continue }
-            let delegate = delegateBox.withLock { $0.value }
-            if let delegate {
-                switch event {
-                case .started(let source, let format): delegate.scanEngine(self, didStartOn: source, format: format)
-                case .report(let report): delegate.scanEngine(self, didReport: report)
-                case .detection(let detection): delegate.scanEngine(self, didDetect: detection)
-                case .cameraSetting(let outcome): delegate.scanEngine(self, didApplyCameraSetting: outcome)
-                case .scanningStarted, .scanningStopped, .scanningPaused, .scanningResumed, .scanningAborted:
-                    delegate.scanEngine(self, scanningDidChange: event)
-                case .sourceFailed(let failure): delegate.scanEngine(self, sourceDidFail: failure)
-                case .sourceRecovered(let source, let attempts):
-                    delegate.scanEngine(self, sourceDidRecover: source, attempts: attempts)
-                case .stopped(let reason): delegate.scanEngine(self, didStop: reason)
-                }
-            }
-            // Only while someone reads `events`; an event the full buffer pushes out is lost to that reader.
-            if counters.eventsWanted.load(ordering: .acquiring), case .dropped = continuation.yield(event) {
-                counters.eventsDropped.add(1, ordering: .relaxed)
-            }
-            counters.eventsDelivered.add(1, ordering: .relaxed)
-            if case .stopped = event { break }
-        }
-        continuation.finish()
-        let waiters = finishedWaiters.withLock { state in
-            state.done = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
 }
 
 /// The engine's counters, updated with relaxed atomics from its threads.
-private final class Counters: Sendable {
+final class Counters: Sendable {
     let droppedByDriver = Atomic<UInt64>(0)
     let corrupt = Atomic<UInt64>(0)
     let reports = Atomic<UInt64>(0)
@@ -710,7 +376,7 @@ private final class Counters: Sendable {
 }
 
 /// Holds the delegate weakly.
-private struct WeakDelegate {
+struct WeakDelegate {
     weak var value: (any ScanEngineDelegate)?
 }
 

@@ -15,7 +15,10 @@ public enum ScanStopReason: String, Hashable, Sendable {
 }
 
 /// The scanning lifecycle, after the mobile SDKs' start/stop/pause/resume/abort: one state machine, pure, driven by
-/// the engine under a lock, returning the actions to perform after the lock is released.
+/// the engine under its lifecycle lock, returning the actions to perform. The engine performs them before it lets
+/// go of the lock (``ScanEngine`` `transition`): every action only queues an event or bumps a counter, nothing
+/// blocks, and performing them under the lock keeps the events in the order of the state changes, so no report of a
+/// session is queued after the event that ended it.
 ///
 /// ```
 ///                 start                 pause
