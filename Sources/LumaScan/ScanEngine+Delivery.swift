@@ -18,20 +18,8 @@ extension ScanEngine {
         while true {
             guard let event = delivery.dequeue(waitingMilliseconds: 100) else { continue }
             let delegate = delegateBox.withLock { $0.value }
-            if let delegate {
-                switch event {
-                case .started(let source, let format): delegate.scanEngine(self, didStartOn: source, format: format)
-                case .report(let report): delegate.scanEngine(self, didReport: report)
-                case .detection(let detection): delegate.scanEngine(self, didDetect: detection)
-                case .cameraSetting(let outcome): delegate.scanEngine(self, didApplyCameraSetting: outcome)
-                case .scanningStarted, .scanningStopped, .scanningPaused, .scanningResumed, .scanningAborted:
-                    delegate.scanEngine(self, scanningDidChange: event)
-                case .sourceFailed(let failure): delegate.scanEngine(self, sourceDidFail: failure)
-                case .sourceRecovered(let source, let attempts):
-                    delegate.scanEngine(self, sourceDidRecover: source, attempts: attempts)
-                case .stopped(let reason): delegate.scanEngine(self, didStop: reason)
-                }
-            }
+            // The delegate gets the event as it is, as the `events` sequence does (one shape end to end).
+            delegate?.scanEngine(self, didEmit: event)
             // Only while someone reads `events`; an event the full buffer pushes out is lost to that reader.
             if counters.eventsWanted.load(ordering: .acquiring), case .dropped = continuation.yield(event) {
                 counters.eventsDropped.add(1, ordering: .relaxed)

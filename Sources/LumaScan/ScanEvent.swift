@@ -104,13 +104,18 @@ public enum ScanEvent: Hashable, Sendable {
 
 /// Receives the engine's events.
 ///
-/// Every method has a default implementation that does nothing, so a delegate implements only what it needs.
+/// The engine calls one method, ``scanEngine(_:didEmit:)``, with each ``ScanEvent`` as it is (the same values, in the
+/// same order, as the ``ScanEngine/events`` sequence). Its default implementation hands each event to the method
+/// named for it (`didReport`, `didDetect`, …), for a delegate that wants only some kinds; every method has a default
+/// implementation that does nothing, so a delegate implements only what it needs.
 ///
 /// - Important: The engine calls its delegate on its own delivery thread (named `lumascan-deliver`), one event at a
 ///   time, in order. A delegate must return quickly and must not block: while it runs, further events wait in a
 ///   bounded queue, and events that do not fit are dropped and counted in ``ScanStatistics/eventsDropped``. A slow
 ///   delegate never stalls capture or recognition.
 public protocol ScanEngineDelegate: AnyObject, Sendable {
+    /// Any event: the one method the engine calls. By default it calls the method below that is named for the event.
+    func scanEngine(_ engine: ScanEngine, didEmit event: ScanEvent)
     /// The engine started: the source streams `format` frames.
     func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat)
     /// A scanning session started, paused, resumed, stopped or was aborted (one of the `scanning…` events).
@@ -130,6 +135,22 @@ public protocol ScanEngineDelegate: AnyObject, Sendable {
 }
 
 extension ScanEngineDelegate {
+    /// Hands `event` to the method named for its kind.
+    public func scanEngine(_ engine: ScanEngine, didEmit event: ScanEvent) {
+        switch event {
+        case .started(let source, let format): scanEngine(engine, didStartOn: source, format: format)
+        case .report(let report): scanEngine(engine, didReport: report)
+        case .detection(let detection): scanEngine(engine, didDetect: detection)
+        case .cameraSetting(let outcome): scanEngine(engine, didApplyCameraSetting: outcome)
+        case .scanningStarted, .scanningStopped, .scanningPaused, .scanningResumed, .scanningAborted:
+            scanEngine(engine, scanningDidChange: event)
+        case .sourceFailed(let failure): scanEngine(engine, sourceDidFail: failure)
+        case .sourceRecovered(let source, let attempts):
+            scanEngine(engine, sourceDidRecover: source, attempts: attempts)
+        case .stopped(let reason): scanEngine(engine, didStop: reason)
+        }
+    }
+
     /// Does nothing.
     public func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {}
     /// Does nothing.

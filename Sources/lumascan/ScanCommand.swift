@@ -323,50 +323,34 @@ final class EventPrinter: ScanEngineDelegate, @unchecked Sendable {
         self.audio = audio
     }
 
-    func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {
-        writer.write(EventJSON.line(for: .started(source: source, format: format)))
-        onStarted?()
-    }
-
-    func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {
-        audio?.handle(.report(report))
-        let isResult = report.reportType != .inProgress
-        if isResult {
-            results["\(report.symbology?.rawValue ?? report.state.rawValue)", default: 0] += 1
-        }
-        if isResult || !resultsOnly {
-            writer.write(EventJSON.line(for: .report(report), input: inputPath(report.frameIndex)))
-        }
-        if isResult && beepOnResult { FileHandle.standardError.write(Data("\u{07}".utf8)) }
-    }
-
-    func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent) {
+    func scanEngine(_ engine: ScanEngine, didEmit event: ScanEvent) {
         audio?.handle(event)
-        writer.write(EventJSON.line(for: event))
-        // The CLI runs one scanning session: when it ends (completed, timeout), the command ends.
-        if case .scanningStopped = event { engine.stop() }
-    }
-
-    func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) {
-        audio?.handle(.detection(detection))
-        if !resultsOnly { writer.write(EventJSON.line(for: .detection(detection))) }
-    }
-
-    func scanEngine(_ engine: ScanEngine, didApplyCameraSetting outcome: SettingOutcome) {
-        writer.write(EventJSON.line(for: .cameraSetting(outcome)))
-    }
-
-    func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) {
-        writer.write(EventJSON.line(for: .sourceFailed(failure)))
-    }
-
-    func scanEngine(_ engine: ScanEngine, sourceDidRecover source: String, attempts: Int) {
-        writer.write(EventJSON.line(for: .sourceRecovered(source: source, attempts: attempts)))
-    }
-
-    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) {
-        stopReason = reason
-        writer.write(EventJSON.line(for: .stopped(reason)))
+        switch event {
+        case .report(let report):
+            let isResult = report.reportType != .inProgress
+            if isResult {
+                results["\(report.symbology?.rawValue ?? report.state.rawValue)", default: 0] += 1
+            }
+            if isResult || !resultsOnly {
+                writer.write(EventJSON.line(for: event, input: inputPath(report.frameIndex)))
+            }
+            if isResult && beepOnResult { FileHandle.standardError.write(Data("\u{07}".utf8)) }
+        case .detection:
+            if !resultsOnly { writer.write(EventJSON.line(for: event)) }
+        case .started:
+            writer.write(EventJSON.line(for: event))
+            onStarted?()
+        case .scanningStopped:
+            writer.write(EventJSON.line(for: event))
+            // The CLI runs one scanning session: when it ends (completed, timeout), the command ends.
+            engine.stop()
+        case .stopped(let reason):
+            stopReason = reason
+            writer.write(EventJSON.line(for: event))
+        case .scanningStarted, .scanningPaused, .scanningResumed, .scanningAborted, .cameraSetting, .sourceFailed,
+            .sourceRecovered:
+            writer.write(EventJSON.line(for: event))
+        }
     }
 
     func printSummary(statistics: ScanStatistics) {

@@ -27,20 +27,7 @@ final class LineRecorder: ScanEngineDelegate, @unchecked Sendable {
     // SAFETY (Sendable): `lines` is only touched under its mutex.
     let lines = Mutex<[String]>([])
     private func add(_ event: ScanEvent) { lines.withLock { $0.append(EventJSON.line(for: event)) } }
-    func scanEngine(_ engine: ScanEngine, didStartOn source: String, format: FrameFormat) {
-        add(.started(source: source, format: format))
-    }
-    func scanEngine(_ engine: ScanEngine, scanningDidChange event: ScanEvent) { add(event) }
-    func scanEngine(_ engine: ScanEngine, didDetect detection: Detection) { add(.detection(detection)) }
-    func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) { add(.report(report)) }
-    func scanEngine(_ engine: ScanEngine, didApplyCameraSetting outcome: SettingOutcome) {
-        add(.cameraSetting(outcome))
-    }
-    func scanEngine(_ engine: ScanEngine, sourceDidFail failure: SourceFailure) { add(.sourceFailed(failure)) }
-    func scanEngine(_ engine: ScanEngine, sourceDidRecover source: String, attempts: Int) {
-        add(.sourceRecovered(source: source, attempts: attempts))
-    }
-    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) { add(.stopped(reason)) }
+    func scanEngine(_ engine: ScanEngine, didEmit event: ScanEvent) { add(event) }
 }
 
 /// A continuous barcode scanner's configuration (no scan timeout).
