@@ -1,9 +1,12 @@
 // Non-variadic, EINTR-retrying wrappers over libv4l2, and the VIDIOC_* request codes as constants.
+#define _GNU_SOURCE  // pthread_setname_np
 #include "CLumaCapture.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -130,3 +133,12 @@ const unsigned long LC_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;
 const unsigned long LC_VIDIOC_ENUMINPUT = VIDIOC_ENUMINPUT;
 const unsigned long LC_VIDIOC_S_INPUT = VIDIOC_S_INPUT;
 const unsigned long LC_VIDIOC_G_INPUT = VIDIOC_G_INPUT;
+
+int lc_thread_set_name(const char *name) {
+    if (name == NULL) return -EINVAL;
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    int result = pthread_setname_np(pthread_self(), truncated);
+    return result == 0 ? 0 : -result;
+}

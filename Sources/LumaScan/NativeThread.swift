@@ -1,4 +1,4 @@
-import Foundation
+import CLumaCapture
 
 #if canImport(Glibc)
 import Glibc
@@ -33,9 +33,8 @@ package final class NativeThread: Sendable {
                 // SAFETY: `raw` is the retained Context passed below; this thread takes ownership of it.
                 guard let raw else { return nil }
                 let context = Unmanaged<Context>.fromOpaque(raw).takeRetainedValue()
-                // Glibc's module does not export pthread_setname_np (it needs _GNU_SOURCE); Foundation's Thread sets
-                // the kernel-visible name of the current thread through it.
-                Thread.current.name = String(context.name.utf8.prefix(15)) ?? "lumascan"
+                // The kernel-visible name (top -H, gdb); failing to set it changes nothing else.
+                _ = lc_thread_set_name(context.name)
                 context.body()
                 context.done.signal()
                 return nil

@@ -56,6 +56,11 @@ int lc_munmap(void *address, size_t length);
 /// with the time that remains, so a signal neither ends the wait early nor extends it.
 int lc_poll(int fd, int timeout_ms);
 
+/// Names the calling thread `name` as the kernel shows it (`/proc/self/task/*/comm`, `top -H`, gdb): the first 15
+/// bytes are kept, as Linux allows. Returns 0 or a negative errno value. (Swift's Glibc module does not export
+/// pthread_setname_np, which needs _GNU_SOURCE.)
+int lc_thread_set_name(const char *name);
+
 // MARK: - Request codes and flags
 
 // VIDIOC_* request codes (function-like macros in <linux/videodev2.h>, which Swift cannot import).
