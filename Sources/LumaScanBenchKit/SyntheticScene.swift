@@ -99,7 +99,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static let cache = Mutex<[SyntheticScene: LumaImage]>([:])
+    private static let cache = Lock<[SyntheticScene: LumaImage]>([:])
 
     /// The frame (drawn on first use, then cached for the process).
     ///

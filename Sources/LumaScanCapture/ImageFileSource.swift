@@ -71,7 +71,7 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     private let root: [UInt8]
     private let logger: Logger
     private let onUnreadable: (@Sendable (UnreadableFile) -> Void)?
-    private let lock = NSLock()
+    private let lock = Lock(())
     private var files: [[UInt8]] = []
     private var nextFile = 0
     private var delivered: [String] = []
@@ -133,23 +133,23 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     deinit { release() }
 
     /// The format of the frame delivered last (GREY, 0x0 before the first).
-    public var format: FrameFormat { lock.withLock { lastFormat } }
+    public var format: FrameFormat { lock.withLock { _ in lastFormat } }
 
     /// The image files found by ``start()``, in delivery order.
-    public var imagePaths: [String] { lock.withLock { files.map(Self.display) } }
+    public var imagePaths: [String] { lock.withLock { _ in files.map(Self.display) } }
 
     /// The files (and subfolders) that could not be read so far, in the order they were met.
-    public var unreadableFiles: [UnreadableFile] { lock.withLock { unreadable } }
+    public var unreadableFiles: [UnreadableFile] { lock.withLock { _ in unreadable } }
 
     /// How many files could not be read and were skipped so far (``unreadableFiles``' count).
-    public var skippedCount: Int { lock.withLock { unreadable.count } }
+    public var skippedCount: Int { lock.withLock { _ in unreadable.count } }
 
     /// How many images were read and delivered as frames so far.
-    public var deliveredCount: Int { lock.withLock { delivered.count } }
+    public var deliveredCount: Int { lock.withLock { _ in delivered.count } }
 
     /// The file frame `index` (``FrameMetadata/index``) was read from, or `nil` for an index not delivered.
     public func path(forFrameIndex index: UInt64) -> String? {
-        lock.withLock { index < UInt64(delivered.count) ? delivered[Int(index)] : nil }
+        lock.withLock { _ in index < UInt64(delivered.count) ? delivered[Int(index)] : nil }
     }
 
     /// Lists the images; throws ``LumaScanError`` (`.sourceFailed`) when the path does not exist, is a folder that
@@ -179,7 +179,7 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
         } else {
             found = [root]
         }
-        lock.withLock {
+        lock.withLock { _ in
             files = found
             nextFile = 0
             delivered = []
@@ -195,10 +195,10 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
     /// image, and ``LumaScanError`` (`.invalidState`) before ``start()``.
     public func dequeue(timeout: Duration) throws -> DequeuedFrame? {
         guard started else { throw LumaScanError(.invalidState, "\(root): dequeue before start") }
-        guard lock.withLock({ nextFile < files.count }) else { throw FrameSourceEnd() }
+        guard lock.withLock({ _ in nextFile < files.count }) else { throw FrameSourceEnd() }
         guard let bufferIndex = buffers.firstIndex(where: { !$0.held }) else { return nil }
         while true {
-            let file: [UInt8]? = lock.withLock {
+            let file: [UInt8]? = lock.withLock { _ in
                 guard nextFile < files.count else { return nil }
                 defer { nextFile += 1 }
                 return files[nextFile]
@@ -238,7 +238,7 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
             buffers[bufferIndex] = buffer
             let now = MonotonicInstant.now()
             let format = FrameFormat(pixelFormat: .grey, width: width, height: height)
-            let index: UInt64 = lock.withLock {
+            let index: UInt64 = lock.withLock { _ in
                 lastFormat = format
                 delivered.append(Self.display(file))
                 return UInt64(delivered.count - 1)
@@ -281,7 +281,7 @@ public final class ImageFileSource: FrameSource, @unchecked Sendable {
 
     /// Records an unreadable file, logs it and tells the `onUnreadable` callback.
     private func skip(_ file: UnreadableFile) {
-        lock.withLock { unreadable.append(file) }
+        lock.withLock { _ in unreadable.append(file) }
         logger.warning(
             "cannot read image, skipped",
             metadata: ["path": "\(file.path)", "reason": "\(file.error.code)", "error": "\(file.error.message)"])

@@ -41,7 +41,7 @@ public final class SyntheticSource: FrameSource, @unchecked Sendable {
     private var free: [Int] = []
     private var produced: UInt64 = 0
     private var nextDue: MonotonicInstant = MonotonicInstant(nanoseconds: 0)
-    private let failure = Mutex<(any Error & Sendable)?>(nil)
+    private let failure = Lock<(any Error & Sendable)?>(nil)
 
     /// Creates a synthetic source.
     ///

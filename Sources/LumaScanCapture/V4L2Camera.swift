@@ -52,7 +52,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private var nextFrameIndex: UInt64 = 0
     private var warnedAboutTimestamps = false
     private let droppedFrames = Atomic<UInt64>(0)
-    private let controlDevice = Mutex<V4L2Device?>(nil)
+    private let controlDevice = Lock<V4L2Device?>(nil)
 
     private struct MappedBuffer {
         var address: UnsafeMutableRawPointer

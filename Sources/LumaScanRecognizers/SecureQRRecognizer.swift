@@ -85,7 +85,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     private var appearance: Appearance?
     private var streak: Streak?
     private var failures = 0
-    private let completed = Mutex<[SecureQRResult]>([])
+    private let completed = Lock<[SecureQRResult]>([])
     /// The raw states of the last ``SecureQRGuidance/window`` frames, oldest first, and the state smoothed over them.
     private var recentStates: [ScanState] = []
     private var steadyState: ScanState?

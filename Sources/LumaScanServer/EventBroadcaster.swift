@@ -14,7 +14,7 @@ final class EventBroadcaster: Sendable {
 
     /// Events each client buffers before losing the oldest.
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let droppedCount = Atomic<UInt64>(0)
 
     /// Creates a broadcaster whose clients each buffer up to `capacity` events.

@@ -60,11 +60,11 @@ public final class KioskServer: Service, Sendable {
     let logger: Logger
     let metrics: ServerMetrics
     let metricsExposition: (@Sendable () -> String)?
-    let configuration: Mutex<ScanConfiguration>
+    let configuration: Lock<ScanConfiguration>
     let broadcaster: EventBroadcaster
     private let events: ScanEvents
     private let onListening: @Sendable (ListenAddress) -> Void
-    private let bound = Mutex<ListenAddress?>(nil)
+    private let bound = Lock<ListenAddress?>(nil)
 
     /// Creates a server for `engine`, which runs with a plugin made from `configuration`.
     ///
@@ -98,7 +98,7 @@ public final class KioskServer: Service, Sendable {
         self.logger = logger
         self.metrics = ServerMetrics(factory: metricsFactory)
         self.metricsExposition = metricsExposition
-        self.configuration = Mutex(configuration)
+        self.configuration = Lock(configuration)
         self.broadcaster = EventBroadcaster(capacity: options.eventBufferCapacity)
         self.events = engine.events
         self.onListening = onListening

@@ -23,9 +23,9 @@ final class ServerMetrics: Sendable {
     private let previewViewers: Gauge
     private let eventClients: Gauge
     private let captureToReport: Timer
-    private let reportCounters = Mutex<[String: Counter]>([:])
+    private let reportCounters = Lock<[String: Counter]>([:])
     /// The figures last pushed into the counters, so that each refresh adds only what changed.
-    private let last = Mutex<[UInt64]>(Array(repeating: 0, count: 8))
+    private let last = Lock<[UInt64]>(Array(repeating: 0, count: 8))
 
     /// Creates the metric handles once.
     init(factory: any MetricsFactory) {

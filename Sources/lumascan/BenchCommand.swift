@@ -496,7 +496,7 @@ final class BenchProgress: @unchecked Sendable {
     private let done = Atomic<Int>(0)
     private let total = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
-    private let label = Mutex<String>("")
+    private let label = Lock<String>("")
     /// Signalled by `finish`: the drawing thread waits on it between redraws, so it ends at once.
     private let stopped = DispatchSemaphore(value: 0)
     /// Signalled by the drawing thread when it has cleared the line and ended.

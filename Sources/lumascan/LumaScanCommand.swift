@@ -85,18 +85,17 @@ struct LoggingOptions: ParsableArguments {
 
 /// Bootstraps swift-log once per process: only the CLI does this, never the library.
 enum LoggingBootstrap {
-    private static let done = NSLock()
-    nonisolated(unsafe) private static var bootstrapped = false
+    private static let bootstrapped = Lock(false)
 
     static func once(level: Logger.Level) {
-        done.lock()
-        defer { done.unlock() }
-        guard !bootstrapped else { return }
-        bootstrapped = true
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        bootstrapped.withLock { bootstrapped in
+            guard !bootstrapped else { return }
+            bootstrapped = true
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
     }
 }
@@ -108,18 +107,18 @@ enum LoggingBootstrap {
 /// drops every later line, so that the command can end the scan and exit as the README documents.
 final class LineWriter: @unchecked Sendable {
     // SAFETY (Sendable): every access to the state holds the lock.
-    private let lock = NSLock()
+    private let lock = Lock(())
     private var failed: Int32?
     private var failureHandler: (@Sendable () -> Void)?
 
     /// The errno of the first failed write (`EPIPE` when the reader went away), or `nil`.
-    var failure: Int32? { lock.withLock { failed } }
+    var failure: Int32? { lock.withLock { _ in failed } }
 
     /// Called once, on the writing thread, when a write fails.
-    func onFailure(_ handler: @escaping @Sendable () -> Void) { lock.withLock { failureHandler = handler } }
+    func onFailure(_ handler: @escaping @Sendable () -> Void) { lock.withLock { _ in failureHandler = handler } }
 
     func write(_ line: String) {
-        let handler: (@Sendable () -> Void)? = lock.withLock {
+        let handler: (@Sendable () -> Void)? = lock.withLock { _ in
             guard failed == nil else { return nil }
             let error = Self.writeAll(Array((line + "\n").utf8))
             guard error != 0 else { return nil }

@@ -272,7 +272,7 @@ func parseSize(_ text: String) -> Size? {
 /// ``release()``, which the printer calls after `started`, and are written at once after that.
 final class InputFailureLines: @unchecked Sendable {
     // SAFETY (Sendable): `held` is read and written under `lock`.
-    private let lock = NSLock()
+    private let lock = Lock(())
     private let writer: LineWriter
     private var held: [String]? = []
 
@@ -281,14 +281,14 @@ final class InputFailureLines: @unchecked Sendable {
     /// Writes (or holds) the event for `file`; called on the source's thread.
     func add(_ file: ImageFileSource.UnreadableFile) {
         let line = EventJSON.line(for: file)
-        lock.withLock {
+        lock.withLock { _ in
             if held != nil { held?.append(line) } else { writer.write(line) }
         }
     }
 
     /// Writes the held lines, and every later one at once; safe to call more than once.
     func release() {
-        lock.withLock {
+        lock.withLock { _ in
             held?.forEach(writer.write)
             held = nil
         }

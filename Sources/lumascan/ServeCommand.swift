@@ -136,7 +136,7 @@ struct ServeCommand: ParsableCommand {
         let settings = ServeDelegate(
             camera: camera.map { _ in (configuration.cameraConfig, configuration.flashConfig) }, audio: audio)
         engine.delegate = settings
-        let failure = Mutex<(any Error)?>(nil)
+        let failure = Lock<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             do {

@@ -114,8 +114,8 @@ import Testing
             uniqueKeysWithValues: FeedbackSound.allCases.enumerated().map { index, sound in
                 (sound, SoundClip(samples: [Int16(index)], channels: 1, sampleRate: 8000))
             })
-        let played = Mutex<[FeedbackSound]>([])
-        let time = Mutex(ContinuousClock.now)
+        let played = Lock<[FeedbackSound]>([])
+        let time = Lock(ContinuousClock.now)
         let feedback = AudioFeedback(
             clips: clips, queueCapacity: 32, logger: Self.logger, now: { time.withLock { $0 } },
             player: { clip in

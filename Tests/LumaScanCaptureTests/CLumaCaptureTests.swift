@@ -1,6 +1,7 @@
 import CLumaCapture
 import CV4L2
 import Foundation
+import LumaScanCore
 import Synchronization
 import Testing
 
@@ -128,7 +129,7 @@ struct CLumaCaptureTests {
         // The poll runs on a thread of its own with SIGUSR2 unblocked: Dispatch's worker threads, which run the
         // tests, block asynchronous signals.
         let poller = Atomic<UInt>(0)
-        let outcome = Mutex<(result: Int32, elapsed: UInt64)?>(nil)
+        let outcome = Lock<(result: Int32, elapsed: UInt64)?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let readFD = fds[0]
         Thread.detachNewThread {
@@ -150,7 +151,8 @@ struct CLumaCaptureTests {
             pthread_kill(pthread_t(poller.load(ordering: .acquiring)), SIGUSR2)
         }
         finished.wait()
-        let (result, elapsed) = try #require(outcome.withLock { $0 })
+        let measured = outcome.withLock { $0 }
+        let (result, elapsed) = try #require(measured)
         #expect(result == 0, "a timeout, not -EINTR")
         #expect(elapsed >= 395)
         #expect(elapsed < 2000)

@@ -208,7 +208,7 @@ struct ImageFileSourceTests {
         try Data(BMPFixtures.bmp(width: 40000, height: 40000, bitsPerPixel: 8, rows: []))
             .write(to: folder.appendingPathComponent("e-huge.bmp"))
 
-        let reported = Mutex<[ImageFileSource.UnreadableFile]>([])
+        let reported = Lock<[ImageFileSource.UnreadableFile]>([])
         let source = ImageFileSource(path: folder.path, logger: Logger(label: "test")) { file in
             reported.withLock { $0.append(file) }
         }

@@ -592,13 +592,13 @@ struct V4L2CameraTests {
 final class FailingAfter: V4L2Syscalls {
     let fake: FakeV4L2
     let call: String
-    let remaining: Mutex<Int>
+    let remaining: Lock<Int>
     let errno: Int32
 
     init(fake: FakeV4L2, call: String, after: Int, errno: Int32) {
         self.fake = fake
         self.call = call
-        remaining = Mutex(after)
+        remaining = Lock(after)
         self.errno = errno
     }
 

@@ -157,8 +157,8 @@ struct FrameRingTests {
         let total = 200_000
         let bufferCount = 6
         let ring = FrameRing(capacity: 2, bufferCount: bufferCount)
-        let consumed = Mutex<[UInt64]>([])
-        let droppedIndices = Mutex<[UInt64]>([])
+        let consumed = Lock<[UInt64]>([])
+        let droppedIndices = Lock<[UInt64]>([])
         let producerDone = Atomic<Bool>(false)
         let checkerFailures = Atomic<Int>(0)
         let group = DispatchGroup()

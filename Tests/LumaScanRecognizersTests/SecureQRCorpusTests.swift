@@ -28,9 +28,7 @@ struct SecureQRCorpusTests {
         let recipes = SecureQRCorpus.recipes()
         #expect(recipes.count >= 1000)
         let workers = 2
-        let lock = NSLock()
-        nonisolated(unsafe) var outcomes: [Outcome] = []
-        nonisolated(unsafe) var failure: (any Error)?
+        let collected = Lock<(outcomes: [Outcome], failure: (any Error)?)>(([], nil))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             do {
                 let logger = Logger(label: "test.secure-qr")
@@ -72,15 +70,12 @@ struct SecureQRCorpusTests {
                     }
                     mine.append(outcome)
                 }
-                lock.lock()
-                outcomes += mine
-                lock.unlock()
+                collected.withLock { $0.outcomes += mine }
             } catch {
-                lock.lock()
-                failure = error
-                lock.unlock()
+                collected.withLock { $0.failure = error }
             }
         }
+        let (outcomes, failure) = collected.withLock { $0 }
         if let failure { throw failure }
         #expect(outcomes.count == recipes.count)
 

@@ -25,7 +25,7 @@ func eventually(_ seconds: Double = 600, _ condition: () async throws -> Bool) a
 /// Records every event the delegate receives as its JSON line.
 final class LineRecorder: ScanEngineDelegate, @unchecked Sendable {
     // SAFETY (Sendable): `lines` is only touched under its mutex.
-    let lines = Mutex<[String]>([])
+    let lines = Lock<[String]>([])
     private func add(_ event: ScanEvent) { lines.withLock { $0.append(EventJSON.line(for: event)) } }
     func scanEngine(_ engine: ScanEngine, didEmit event: ScanEvent) { add(event) }
 }
@@ -54,7 +54,7 @@ final class Harness: Sendable {
         engine.delegate = recorder
         registry = PrometheusCollectorRegistry()
         let registry = self.registry
-        let bound = Mutex<Int?>(nil)
+        let bound = Lock<Int?>(nil)
         server = try KioskServer(
             engine: engine, configuration: configuration,
             options: .init(address: ListenAddress(host: "127.0.0.1", port: 0), token: token.flatMap(AccessToken.init)),

@@ -97,21 +97,16 @@ public struct SecureQRCameraFrame: @unchecked Sendable {
 /// A simulated camera: places a printed code image in a cluttered scene with perspective, then applies optics blur,
 /// exposure and noise. Deterministic for a given shot.
 public enum SecureQRCamera {
-    private static let cache = NSLock()
-    nonisolated(unsafe) private static var backgrounds: [String: [UInt8]] = [:]
+    private static let backgrounds = Lock<[String: [UInt8]]>([:])
 
     /// A cluttered background (gradient, blobs, text), made once per size and seed and then copied.
     public static func background(width: Int, height: Int, seed: UInt64) -> LumaImage {
         let key = "\(width)x\(height)#\(seed)"
-        cache.lock()
-        let cached = backgrounds[key]
-        cache.unlock()
+        let cached = backgrounds.withLock { $0[key] }
         if let cached { return LumaImage(width: width, height: height, pixels: cached) }
         let canvas = BarcodeCorpus.background(width: width, height: height, seed: seed &+ 1000)
         let pixels = canvas.image.pixels
-        cache.lock()
-        backgrounds[key] = pixels
-        cache.unlock()
+        backgrounds.withLock { $0[key] = pixels }
         return canvas.image
     }
 

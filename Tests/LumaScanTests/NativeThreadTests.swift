@@ -8,7 +8,7 @@ import Testing
 struct NativeThreadTests {
     @Test("a thread carries its name as the kernel shows it, cut to Linux's 15 bytes, and join waits for its body")
     func nameAndJoin() {
-        let seen = Mutex<String?>(nil)
+        let seen = Lock<String?>(nil)
         let thread = NativeThread(name: "lumascan-named-thread") {
             let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
             seen.withLock { $0 = comm?.trimmingCharacters(in: .whitespacesAndNewlines) }

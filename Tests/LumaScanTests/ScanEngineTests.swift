@@ -4,25 +4,12 @@ import LumaScan
 import Synchronization
 import Testing
 
-/// A value behind an `NSLock` (pthread underneath), which the thread sanitizer sees; `Synchronization.Mutex`'s
-/// contended path runs in the uninstrumented standard library and makes it report races that are not there.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
 /// A recognizer that reports the mean luma of each frame as its text, so tests can tell frames apart by content.
 final class MeanLumaRecognizer: Recognizer, @unchecked Sendable {
     let id: String
     let delay: Duration
-    let seen = Locked<[UInt64]>([])
-    let seenDequeueTimes = Locked<[MonotonicInstant]>([])
+    let seen = Lock<[UInt64]>([])
+    let seenDequeueTimes = Lock<[MonotonicInstant]>([])
     let resets = Atomic<Int>(0)
     /// Called on the recognition thread with each frame's index, before the frame is read.
     let onFrame: (@Sendable (UInt64) -> Void)?
@@ -50,7 +37,7 @@ final class MeanLumaRecognizer: Recognizer, @unchecked Sendable {
 
 /// Collects every event the delegate receives.
 final class RecordingDelegate: ScanEngineDelegate, @unchecked Sendable {
-    let events = Locked<[ScanEvent]>([])
+    let events = Lock<[ScanEvent]>([])
     let gate: DispatchSemaphore?
 
     init(gate: DispatchSemaphore? = nil) { self.gate = gate }
@@ -270,7 +257,7 @@ struct ScanEngineTests {
     func hotSwap() async throws {
         let source = SyntheticSource(images: flatImages([3]), frameCount: 400, fps: 2000)
         let second = MeanLumaRecognizer(id: "second")
-        let engineBox = Locked<ScanEngine?>(nil)
+        let engineBox = Lock<ScanEngine?>(nil)
         // The swap is requested from the recognition thread itself while frame 100 is being recognised, the
         // hardest moment: frame 100 must still be the first recognizer's, frame 101 the second's.
         let first = MeanLumaRecognizer(id: "first") { index in

@@ -8,18 +8,18 @@ import Testing
 /// Collects the reports and the final statistics of an engine run.
 final class ReplayCollector: ScanEngineDelegate, @unchecked Sendable {
     // SAFETY (Sendable): every access holds the lock.
-    private let lock = NSLock()
+    private let lock = Lock(())
     private var collected: [ScanReport] = []
     private var stop: StopReason?
 
     func scanEngine(_ engine: ScanEngine, didReport report: ScanReport) {
-        lock.withLock { collected.append(report) }
+        lock.withLock { _ in collected.append(report) }
     }
 
-    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) { lock.withLock { stop = reason } }
+    func scanEngine(_ engine: ScanEngine, didStop reason: StopReason) { lock.withLock { _ in stop = reason } }
 
-    var reports: [ScanReport] { lock.withLock { collected } }
-    var stopReason: StopReason? { lock.withLock { stop } }
+    var reports: [ScanReport] { lock.withLock { _ in collected } }
+    var stopReason: StopReason? { lock.withLock { _ in stop } }
 }
 
 /// Scenes with codes, and recordings made of them; expected payloads come from how the scenes were made.

@@ -1,4 +1,5 @@
 import Foundation
+import LumaScanCore
 
 @testable import LumaScanCapture
 
@@ -6,7 +7,7 @@ import Foundation
 final class FakeNodes: V4L2Syscalls, @unchecked Sendable {
     // SAFETY (Sendable): `routes` and `nextDescriptor` are accessed only while holding `lock`.
     private let nodes: [String: FakeV4L2]
-    private let lock = NSLock()
+    private let lock = Lock(())
     private var routes: [Int32: (node: FakeV4L2, fd: Int32)] = [:]
     private var nextDescriptor: Int32 = 100
 
@@ -19,28 +20,24 @@ final class FakeNodes: V4L2Syscalls, @unchecked Sendable {
     var allClosed: Bool { nodes.values.allSatisfy { $0.with { $0.openDescriptors.isEmpty } } }
 
     private func route(_ fd: Int32) -> (node: FakeV4L2, fd: Int32)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return routes[fd]
+        lock.withLock { _ in routes[fd] }
     }
 
     func open(_ path: String, flags: Int32) -> Int32 {
         guard let node = nodes[path] else { return -ENOENT }
         let inner = node.open(path, flags: flags)
         guard inner >= 0 else { return inner }
-        lock.lock()
-        defer { lock.unlock() }
-        let fd = nextDescriptor
-        nextDescriptor += 1
-        routes[fd] = (node, inner)
-        return fd
+        return lock.withLock { _ in
+            let fd = nextDescriptor
+            nextDescriptor += 1
+            routes[fd] = (node, inner)
+            return fd
+        }
     }
 
     func close(_ fd: Int32) -> Int32 {
         guard let (node, inner) = route(fd) else { return -EBADF }
-        lock.lock()
-        routes[fd] = nil
-        lock.unlock()
+        lock.withLock { _ in routes[fd] = nil }
         return node.close(inner)
     }
 

@@ -76,7 +76,7 @@ final class FakeV4L2: V4L2Syscalls, @unchecked Sendable {
         var lastRequest: [String: String] = [:]
     }
 
-    private let lock = NSLock()
+    private let lock = Lock(())
     private var state: State
 
     init(
@@ -102,9 +102,7 @@ final class FakeV4L2: V4L2Syscalls, @unchecked Sendable {
 
     /// Reads or changes the state.
     func with<R>(_ body: (inout State) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+        lock.withLock { _ in body(&state) }
     }
 
     var calls: [String] { with { $0.calls } }

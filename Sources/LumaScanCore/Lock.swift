@@ -2,13 +2,14 @@
 import Glibc
 #endif
 
-/// A lock around a value, over `pthread_mutex_t`.
+/// A lock around a value, over `pthread_mutex_t`: the one lock type of LumaScan's modules (for state a class keeps
+/// in several fields, a `Lock(())` guards them).
 ///
-/// The engine uses it rather than `Synchronization.Mutex` because the thread sanitizer understands pthread mutexes
-/// (it intercepts them), while `Mutex`'s futex slow path lives in the uninstrumented standard library: under
-/// contention the sanitizer misses the ordering it creates and reports races that are not there. The engine must run
-/// clean under the sanitizer, so its locks must be ones the sanitizer can see. Package-wide, so that LumaScanAudio
-/// locks the same way.
+/// LumaScan uses it rather than `Synchronization.Mutex` because the thread sanitizer understands pthread mutexes (it
+/// intercepts them), while `Mutex`'s futex slow path lives in the uninstrumented standard library: under contention
+/// the sanitizer misses the ordering it creates and reports races that are not there. The engine must run clean under
+/// the sanitizer, so its locks must be ones the sanitizer can see. Package-wide (in the lowest module), so that every
+/// module locks the same way.
 package final class Lock<State>: @unchecked Sendable {
     // SAFETY (Sendable): `state` is only touched inside `withLock`, with the mutex held.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -28,7 +29,7 @@ package final class Lock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock held and the value lent for mutation.
-    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
