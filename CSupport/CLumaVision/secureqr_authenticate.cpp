@@ -44,8 +44,9 @@ struct lv_sqr_authenticator {
     cv::Mat region, region_float;                 // the rectified secure graphic with kSearchCells of margin
     cv::Mat cdp_template, cdp_blurred;            // the regenerated CDP, and blurred to match
     cv::Mat match;                                // matchTemplate's output
+    cv::Mat shifted;                              // a template tile moved to its sub-pixel offset
     std::vector<uint8_t> cells;                   // the CDP's cells
-    std::vector<float> samples, sorted;           // one tile's cell samples
+    std::vector<float> samples;                   // one tile's cell samples
 };
 
 namespace {
@@ -161,6 +162,24 @@ int authenticate(lv_sqr_authenticator *s, const cv::Mat &frame, const cv::Matx33
             cv::Point at;
             cv::minMaxLoc(match, nullptr, &peak, nullptr, &at);
             if (!std::isfinite(peak)) peak = 0;
+            // The peak to a fraction of a pixel (a parabola through it and its neighbours on each axis), and the
+            // template tile moved there: at 4 pixels per cell, a whole-pixel offset can be an eighth of a cell off.
+            auto offset = [](float left, float centre, float right) {
+                float d = left - 2 * centre + right;
+                return std::fabs(d) < 1e-6f ? 0.0 : std::max(-0.5, std::min(0.5, double(0.5f * (left - right) / d)));
+            };
+            double dx = 0, dy = 0;
+            if (at.x > 0 && at.x < match.cols - 1)
+                dx = offset(match.at<float>(at.y, at.x - 1), match.at<float>(at.y, at.x), match.at<float>(at.y, at.x + 1));
+            if (at.y > 0 && at.y < match.rows - 1)
+                dy = offset(match.at<float>(at.y - 1, at.x), match.at<float>(at.y, at.x), match.at<float>(at.y + 1, at.x));
+            if (dx != 0 || dy != 0) {
+                cv::Mat shifted = reuse(s->shifted, tile.rows, tile.cols, CV_32FC1);
+                cv::warpAffine(tile, shifted, cv::Matx23d(1, 0, dx, 0, 1, dy), shifted.size(), cv::INTER_LINEAR,
+                               cv::BORDER_REPLICATE);
+                double refined = correlation(search(cv::Rect(at.x, at.y, tile.cols, tile.rows)), shifted, s->match);
+                if (std::isfinite(refined) && refined > peak) peak = refined;
+            }
             weighted += peak * tw * th;
             // Each cell's level: the mean of its central 2 x 2 pixels at the matched offset.
             auto &samples = s->samples;
@@ -171,11 +190,10 @@ int authenticate(lv_sqr_authenticator *s, const cv::Mat &frame, const cv::Matx33
                     const float *r0 = search.ptr<float>(y), *r1 = search.ptr<float>(y + 1);
                     samples.push_back(0.25f * (r0[x] + r0[x + 1] + r1[x] + r1[x + 1]));
                 }
-            // The CDP is half dark: the tile's median separates dark cells from light ones whatever the lighting.
-            s->sorted.assign(samples.begin(), samples.end());
-            auto middle = s->sorted.begin() + long(s->sorted.size() / 2);
-            std::nth_element(s->sorted.begin(), middle, s->sorted.end());
-            float threshold = *middle;
+            // The CDP is about half dark: the tile's mean separates dark cells from light ones whatever the lighting.
+            float threshold = 0;
+            for (float v : samples) threshold += v;
+            threshold /= float(samples.size());
             for (int b = 0; b < th; ++b)
                 for (int a = 0; a < tw; ++a) {
                     bool dark = samples[size_t(b * tw + a)] < threshold;

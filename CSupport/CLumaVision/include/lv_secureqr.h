@@ -179,10 +179,11 @@ int lv_sqr_seed_from_key(const uint8_t *key, size_t key_length, const uint8_t *p
 /// "Authenticity").
 typedef struct lv_sqr_authenticity {
     /// Normalised cross-correlation of the rectified secure graphic with the regenerated template, blurred by `blur`:
-    /// the mean over tiles of each tile's peak within two cells of where the homography puts it, weighted by cells.
+    /// the mean over tiles of each tile's peak within two cells of where the homography puts it (refined to a fraction
+    /// of a pixel), weighted by cells.
     double ncc;
     /// The share of cells whose level, sampled at the cell's centre where its tile matched best and thresholded at the
-    /// tile's median, differs from the template's.
+    /// tile's mean, differs from the template's.
     double bit_error_rate;
     /// The capture's Gaussian blur in CDP cells (sigma), matched on the top-left finder pattern (0 ... 1.5).
     double blur;
