@@ -252,8 +252,10 @@ public enum SecureQRAuthenticityDecision: String, Hashable, Sendable, Codable {
 /// template and more of them read wrong. The threshold depends on the printer and the camera: fit it with
 /// `lumascan secure-qr calibrate` on captures of real originals and copies.
 public struct SecureQRAuthenticity: Hashable, Sendable, Codable {
-    /// The score: the mean of ``ncc`` and `1 − 2 × ` ``bitErrorRate`` (1 for a perfect match, about 0 for an unrelated
-    /// pattern).
+    /// The score: `0.9 × ` ``ncc`` `+ 0.1 × (1 − 2 × ` ``bitErrorRate`` `)`, 1 for a perfect match and about 0 for an
+    /// unrelated pattern. The correlation separates originals from copies better than the error rate, which blur
+    /// raises for originals too; the weights were chosen on one run of the print-and-capture simulation
+    /// (`scripts/eval-copy-detection.sh --seed 13`) and checked on another (see `docs/secure-qr.md`).
     public var score: Double
     /// ``score`` against ``threshold``.
     public var decision: SecureQRAuthenticityDecision
@@ -262,18 +264,21 @@ public struct SecureQRAuthenticity: Hashable, Sendable, Codable {
     /// Normalised cross-correlation of the rectified secure graphic with the template blurred to the capture's blur,
     /// tile by tile at each tile's best offset, weighted by cells.
     public var ncc: Double
-    /// The share of CDP cells that read wrong after thresholding each tile at its median.
+    /// The share of CDP cells that read wrong after thresholding each tile at its mean.
     public var bitErrorRate: Double
     /// Frame pixels per CDP cell of the scored frame.
     public var pixelsPerCell: Double
     /// The capture's Gaussian blur (sigma) in CDP cells, measured on a finder pattern, that the template was blurred by.
     public var blurCells: Double
 
-    /// Creates a verdict; ``decision`` follows from `score` and `threshold`.
+    /// The weight of ``ncc`` in ``score``; the rest goes to `1 − 2 × ` ``bitErrorRate``.
+    public static let correlationWeight = 0.9
+
+    /// Creates a verdict; ``score`` and ``decision`` follow from the measures and `threshold`.
     public init(
         ncc: Double, bitErrorRate: Double, threshold: Double, pixelsPerCell: Double, blurCells: Double
     ) {
-        let score = (ncc + (1 - 2 * bitErrorRate)) / 2
+        let score = Self.correlationWeight * ncc + (1 - Self.correlationWeight) * (1 - 2 * bitErrorRate)
         self.score = score
         decision = score >= threshold ? .genuine : .copy
         self.threshold = threshold

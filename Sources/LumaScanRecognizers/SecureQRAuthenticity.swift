@@ -21,14 +21,15 @@ public struct SecureQRAuthenticityConfiguration: Hashable, Sendable, Codable {
 
     /// The score (``SecureQRAuthenticity/score``) from which a capture is `genuine`; below it, `copy`. It depends on
     /// the printer, the paper and the camera: fit it with `lumascan secure-qr calibrate` on captures of real originals
-    /// and copies. The default separates originals from first-generation copies in LumaScan's print-and-capture
-    /// simulation (`scripts/eval-copy-detection.sh`) at 3 or more pixels per cell.
+    /// and copies. The default is the equal-error-rate point between originals and first-generation copies in
+    /// LumaScan's print-and-capture simulation (`scripts/eval-copy-detection.sh`), rounded; a real printer and
+    /// camera will want another.
     ///
-    /// Default: `0.5`.
+    /// Default: `0.92`.
     public var threshold: Double
 
     /// Creates a configuration; every parameter has the default its property documents.
-    public init(keyFile: String? = nil, threshold: Double = 0.5) {
+    public init(keyFile: String? = nil, threshold: Double = 0.92) {
         self.keyFile = keyFile
         self.threshold = threshold
     }

@@ -133,7 +133,7 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
     /// threshold (``SecureQRAuthenticityConfiguration``). Scores are reported on `OK` and `BLURRY` completions in
     /// ``SecureQRMode/secure`` mode (``SecureQRResult/authenticity``).
     ///
-    /// Default: no key file (no score), threshold `0.5`.
+    /// Default: no key file (no score), threshold `0.92`.
     public var authenticity: SecureQRAuthenticityConfiguration
 
     /// The symbologies of the ScanTrust SDK's limited camera manager.
