@@ -43,7 +43,7 @@ struct lv_sqr_authenticator {
     cv::Mat finder_template, finder_blurred;      // its ideal image, and blurred
     cv::Mat region, region_float;                 // the rectified secure graphic with kSearchCells of margin
     cv::Mat cdp_template, cdp_blurred;            // the regenerated CDP, and blurred to match
-    cv::Mat match;                                // matchTemplate's output
+    cv::Mat coarse_region, coarse_template;       // both at half resolution, for the coarse search
     cv::Mat shifted;                              // a template tile moved to its sub-pixel offset
     std::vector<uint8_t> cells;                   // the CDP's cells
     std::vector<float> samples;                   // one tile's cell samples
@@ -60,11 +60,83 @@ void blur(const cv::Mat &source, cv::Mat &out, double sigma) {
     }
 }
 
-/// The normalised cross-correlation of two images of one size.
-double correlation(const cv::Mat &a, const cv::Mat &b, cv::Mat &scratch) {
-    cv::Mat result = reuse(scratch, 1, 1, CV_32FC1);
-    cv::matchTemplate(a, b, result, cv::TM_CCOEFF_NORMED);
-    return double(result.at<float>(0, 0));
+/// Sums of a float image: of its values and of their squares (float per row, which keeps full precision over the
+/// short rows of 0 ... 1 values here and lets the compiler vectorise).
+struct Sums {
+    double sum = 0, squares = 0;
+    explicit Sums(const cv::Mat &m) {
+        for (int y = 0; y < m.rows; ++y) {
+            const float *p = m.ptr<float>(y);
+            float r = 0, rr = 0;
+            for (int x = 0; x < m.cols; ++x) {
+                r += p[x];
+                rr += p[x] * p[x];
+            }
+            sum += r;
+            squares += rr;
+        }
+    }
+};
+
+/// The normalised cross-correlation of a window `a` with a template `b` of the same size whose sums are `bs` (0 when
+/// either is flat), summed directly: the windows compared here are small, where cv::matchTemplate's DFT costs
+/// milliseconds per call.
+double correlation(const cv::Mat &a, const cv::Mat &b, const Sums &bs) {
+    double sa = 0, sab = 0, saa = 0;
+    for (int y = 0; y < a.rows; ++y) {
+        const float *pa = a.ptr<float>(y), *pb = b.ptr<float>(y);
+        float ra = 0, rab = 0, raa = 0;
+        for (int x = 0; x < a.cols; ++x) {
+            ra += pa[x];
+            rab += pa[x] * pb[x];
+            raa += pa[x] * pa[x];
+        }
+        sa += ra;
+        sab += rab;
+        saa += raa;
+    }
+    double n = double(a.rows) * a.cols;
+    double cov = sab - sa * bs.sum / n, va = saa - sa * sa / n, vb = bs.squares - bs.sum * bs.sum / n;
+    return va > 1e-9 && vb > 1e-9 ? cov / std::sqrt(va * vb) : 0;
+}
+
+double correlation(const cv::Mat &a, const cv::Mat &b) { return correlation(a, b, Sums(b)); }
+
+/// The offset (x, y) within `search` at which `tile` correlates best, among `candidates` offsets from (x0, y0) in each
+/// axis (clamped to the search window); with `scores`, also the correlations around it (3 x 3, row-major, -2 outside
+/// the window) for a sub-pixel refinement.
+double best_offset(const cv::Mat &search, const cv::Mat &tile, int x0, int y0, int candidates, cv::Point &at,
+                   double *scores) {
+    const Sums sums(tile);
+    const int max_x = search.cols - tile.cols, max_y = search.rows - tile.rows;
+    // Scores computed so far, over the candidates and one offset around them (at most 19 x 19 here).
+    constexpr int kMemo = 20;
+    double memo[kMemo * kMemo];
+    const int span = std::min(candidates + 2, kMemo);
+    std::fill(memo, memo + span * span, -3.0);
+    auto score_at = [&](int x, int y) {
+        if (x < 0 || y < 0 || x > max_x || y > max_y) return -2.0;
+        int mx = x - x0 + 1, my = y - y0 + 1;
+        bool cached = mx >= 0 && my >= 0 && mx < span && my < span;
+        if (cached && memo[my * span + mx] > -3) return memo[my * span + mx];
+        double score = correlation(search(cv::Rect(x, y, tile.cols, tile.rows)), tile, sums);
+        if (cached) memo[my * span + mx] = score;
+        return score;
+    };
+    double best = -2;
+    at = cv::Point(std::max(0, std::min(max_x, x0)), std::max(0, std::min(max_y, y0)));
+    for (int y = std::max(0, y0); y <= std::min(max_y, y0 + candidates - 1); ++y)
+        for (int x = std::max(0, x0); x <= std::min(max_x, x0 + candidates - 1); ++x) {
+            double score = score_at(x, y);
+            if (score > best) {
+                best = score;
+                at = cv::Point(x, y);
+            }
+        }
+    if (scores)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) scores[(dy + 1) * 3 + dx + 1] = score_at(at.x + dx, at.y + dy);
+    return best;
 }
 
 /// The capture's blur in cells: the sigma whose blurred ideal finder pattern (modules -1 ... 8, quiet zone and
@@ -91,7 +163,7 @@ double measure_blur(lv_sqr_authenticator *s, const cv::Mat &frame, const cv::Mat
     double best = -2, best_sigma = 0;
     for (double sigma : kBlurSteps) {
         blur(ideal, blurred, sigma * kCellPx);
-        double score = correlation(measured, blurred, s->match);
+        double score = correlation(measured, blurred);
         if (score > best) {
             best = score;
             best_sigma = sigma;
@@ -145,6 +217,10 @@ int authenticate(lv_sqr_authenticator *s, const cv::Mat &frame, const cv::Matx33
     blur(sharp, templ, out->blur * kCellPx);
 
     // 3. Tile by tile: the best offset within the search margin, its correlation, and the cells read there.
+    cv::Mat coarse_captured = reuse(s->coarse_region, rows / 2, cols / 2, CV_32FC1);
+    cv::resize(captured, coarse_captured, coarse_captured.size(), 0, 0, cv::INTER_AREA);
+    cv::Mat coarse_templ = reuse(s->coarse_template, templ.rows / 2, templ.cols / 2, CV_32FC1);
+    cv::resize(templ, coarse_templ, coarse_templ.size(), 0, 0, cv::INTER_AREA);
     const int tx = std::max(1, (cx + kTileCells / 2) / kTileCells), ty = std::max(1, (cy + kTileCells / 2) / kTileCells);
     double weighted = 0;
     long compared = 0, errors = 0;
@@ -155,30 +231,31 @@ int authenticate(lv_sqr_authenticator *s, const cv::Mat &frame, const cv::Matx33
             cv::Mat tile = templ(cv::Rect(a0 * kCellPx, b0 * kCellPx, tw * kCellPx, th * kCellPx));
             cv::Mat search = captured(cv::Rect(a0 * kCellPx, b0 * kCellPx, (tw + 2 * kSearchCells) * kCellPx,
                                                (th + 2 * kSearchCells) * kCellPx));
-            int side = 2 * kSearchCells * kCellPx + 1;
-            cv::Mat match = reuse(s->match, side, side, CV_32FC1);
-            cv::matchTemplate(search, tile, match, cv::TM_CCOEFF_NORMED);
-            double peak;
+            // Coarse to fine: every offset within the margin at half resolution, then the three whole pixels
+            // around it, then a fraction of a pixel (a parabola through the peak and its neighbours on each axis)
+            // with the template tile moved there: at 4 pixels per cell, a whole-pixel offset can be an eighth of a
+            // cell off.
+            const int half = kCellPx / 2;
+            cv::Mat coarse_tile = coarse_templ(cv::Rect(a0 * half, b0 * half, tw * half, th * half));
+            cv::Mat coarse_search = coarse_captured(
+                cv::Rect(a0 * half, b0 * half, (tw + 2 * kSearchCells) * half, (th + 2 * kSearchCells) * half));
+            cv::Point coarse;
+            double scores[9];
+            best_offset(coarse_search, coarse_tile, 0, 0, 2 * kSearchCells * half + 1, coarse, nullptr);
             cv::Point at;
-            cv::minMaxLoc(match, nullptr, &peak, nullptr, &at);
-            if (!std::isfinite(peak)) peak = 0;
-            // The peak to a fraction of a pixel (a parabola through it and its neighbours on each axis), and the
-            // template tile moved there: at 4 pixels per cell, a whole-pixel offset can be an eighth of a cell off.
-            auto offset = [](float left, float centre, float right) {
-                float d = left - 2 * centre + right;
-                return std::fabs(d) < 1e-6f ? 0.0 : std::max(-0.5, std::min(0.5, double(0.5f * (left - right) / d)));
+            double peak = best_offset(search, tile, 2 * coarse.x - 1, 2 * coarse.y - 1, 3, at, scores);
+            auto offset = [](double left, double centre, double right) {
+                if (left < -1 || right < -1) return 0.0;
+                double d = left - 2 * centre + right;
+                return std::fabs(d) < 1e-9 ? 0.0 : std::max(-0.5, std::min(0.5, 0.5 * (left - right) / d));
             };
-            double dx = 0, dy = 0;
-            if (at.x > 0 && at.x < match.cols - 1)
-                dx = offset(match.at<float>(at.y, at.x - 1), match.at<float>(at.y, at.x), match.at<float>(at.y, at.x + 1));
-            if (at.y > 0 && at.y < match.rows - 1)
-                dy = offset(match.at<float>(at.y - 1, at.x), match.at<float>(at.y, at.x), match.at<float>(at.y + 1, at.x));
+            double dx = offset(scores[3], scores[4], scores[5]), dy = offset(scores[1], scores[4], scores[7]);
             if (dx != 0 || dy != 0) {
                 cv::Mat shifted = reuse(s->shifted, tile.rows, tile.cols, CV_32FC1);
                 cv::warpAffine(tile, shifted, cv::Matx23d(1, 0, dx, 0, 1, dy), shifted.size(), cv::INTER_LINEAR,
                                cv::BORDER_REPLICATE);
-                double refined = correlation(search(cv::Rect(at.x, at.y, tile.cols, tile.rows)), shifted, s->match);
-                if (std::isfinite(refined) && refined > peak) peak = refined;
+                double refined = correlation(search(cv::Rect(at.x, at.y, tile.cols, tile.rows)), shifted);
+                if (refined > peak) peak = refined;
             }
             weighted += peak * tw * th;
             // Each cell's level: the mean of its central 2 x 2 pixels at the matched offset.
