@@ -218,13 +218,8 @@ struct SecureQRCommand: ParsableCommand {
         func secureQRConfiguration() throws -> SecureQRConfiguration {
             var configuration: SecureQRConfiguration
             if let config {
-                let data = try readConfigurationDocument(config, status: ExitStatus.badArguments)
-                let decoded: ScanConfiguration
-                do {
-                    decoded = try ScanConfiguration.decode(data: data)
-                } catch {
-                    throw CommandFailure(status: ExitStatus.badArguments, message: "\(config): \(error)")
-                }
+                let decoded = try loadConfigurationDocument(
+                    config, unreadable: ExitStatus.badArguments, invalid: ExitStatus.badArguments)
                 guard let secureQR = decoded.viewPluginConfig?.pluginConfig.secureQRConfig else {
                     throw CommandFailure(
                         status: ExitStatus.badArguments,
