@@ -59,6 +59,11 @@ import Glibc
 /// (``ScanReportDetail/secureQR(_:)``), and stay readable in ``lastCompletedResult`` and
 /// ``completedResult(forReportFrame:)``.
 ///
+/// ## Authenticity
+/// With ``SecureQRConfiguration/authenticity`` naming the issuer's key file, each frame kept as a candidate for
+/// delivery has its secure graphic compared with the CDP regenerated from `HMAC-SHA256(key, payload)`, and `OK` and
+/// `BLURRY` completions carry the verdict as ``SecureQRResult/authenticity`` (see ``authenticity(of:analysis:)``).
+///
 /// Time is the frames' capture time (``FrameMetadata/captureTime``), so recorded or synthetic streams behave as a
 /// live one would.
 public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
