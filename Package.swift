@@ -68,6 +68,9 @@ let package = Package(
                 .linkedLibrary("ZXing"),
                 // Image codecs (codecs.cpp): libwebp, libtiff and giflib (libwebp-dev, libtiff-dev, libgif-dev).
                 .linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                // HMAC-SHA256 of the secure-QR seed from the issuer's key (secureqr_authenticate.cpp): OpenSSL's
+                // libcrypto (libssl-dev).
+                .linkedLibrary("crypto"),
             ]),
 
         // The bench kit's C++: the imaging scenes are drawn with (lv_draw.h), synthetic meters (lv_meter_synth.h, with

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(pkg-config libv4l-dev libzbar-dev libzxing-dev libopencv-dev libturbojpeg0-dev libpng-dev libwebp-dev libtiff-dev
-  libgif-dev libqrencode-dev v4l-utils libasound2-dev libsndfile1-dev)
+  libgif-dev libqrencode-dev v4l-utils libasound2-dev libsndfile1-dev libssl-dev)
 if [[ "${1:-}" == "--test" ]]; then
   # qrencode and libzint (zint's encoders, every symbology) make the codes the tests read; zbarimg and ZXingReader
   # are the peers the barcode corpus is compared with; chromium runs the preview page in scripts/browser-test.sh; the

@@ -12,11 +12,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-for package in python3-opencv python3-numpy qrencode zbar-tools zxing-cpp-tools; do
-    dpkg -s "$package" >/dev/null 2>&1 || { echo "eval-secure-qr: apt-get install $package first" >&2; exit 2; }
-done
-if [[ -z ${LUMASCAN:-} ]]; then
-    swift build --product lumascan >&2
-    LUMASCAN=$(swift build --show-bin-path)/lumascan
-fi
+source scripts/eval-lib.sh
+eval_prepare eval-secure-qr python3-opencv python3-numpy qrencode zbar-tools zxing-cpp-tools
 exec /usr/bin/python3 scripts/eval-secure-qr.py --lumascan "$LUMASCAN" "$@"

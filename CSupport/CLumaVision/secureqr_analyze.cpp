@@ -2,6 +2,7 @@
 // coordinates, and measurements of the secure graphic. See docs/secure-qr.md for the method and its reasons.
 #include "lv_secureqr.h"
 #include "lv_shim.hpp"
+#include "secureqr_internal.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -16,6 +17,10 @@
 namespace {
 
 using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
+using lv::sqr::apply;  // secureqr_internal.hpp: geometry shared with the authenticity scorer
+using lv::sqr::quad_area;
+using lv::sqr::rectify;
+using lv::sqr::reuse;
 
 /// Pixels per module of the patch the alignment pattern is searched in (after rectification).
 constexpr int kPatchModulePx = 4;
@@ -26,34 +31,13 @@ constexpr double kAlignmentMinCorrelation = 0.55;
 /// Pixels per CDP cell of the rectified secure graphic that is measured.
 constexpr int kCellPx = 2;
 
-/// A `rows` x `cols` matrix of `type` in `mat`'s memory, reallocating only when it must grow (cv::Mat::create would
-/// reallocate whenever the shape changes, which it does from frame to frame).
-cv::Mat reuse(cv::Mat &mat, int rows, int cols, int type) {
-    size_t needed = size_t(rows) * size_t(cols) * CV_ELEM_SIZE(type);
-    size_t have = mat.empty() ? 0 : mat.total() * mat.elemSize();
-    if (have < needed) mat.create(1, int(std::max(needed, have * 5 / 4)), CV_8UC1);
-    return cv::Mat(rows, cols, type, mat.data);
-}
-
 struct Finder {
     bool ok = false;
     cv::Point2d centre;
     double module = 0;  // module side in pixels, from the pattern's area
 };
 
-cv::Point2d apply(const cv::Matx33d &h, double x, double y) {
-    double w = h(2, 0) * x + h(2, 1) * y + h(2, 2);
-    if (std::fabs(w) < 1e-12) w = 1e-12;
-    return {(h(0, 0) * x + h(0, 1) * y + h(0, 2)) / w, (h(1, 0) * x + h(1, 1) * y + h(1, 2)) / w};
-}
-
 double cross(cv::Point2d a, cv::Point2d b) { return a.x * b.y - a.y * b.x; }
-
-double quad_area(const cv::Point2d q[4]) {
-    double sum = 0;
-    for (int i = 0; i < 4; ++i) sum += cross(q[i], q[(i + 1) % 4]);
-    return std::fabs(sum) / 2;
-}
 
 /// The homography taking `from[i]` to `to[i]`; false when the points are degenerate.
 bool fit(const cv::Point2d from[4], const cv::Point2d to[4], cv::Matx33d &h) {
@@ -246,26 +230,6 @@ bool find_alignment(lv_sqr_analyzer *s, const cv::Mat &frame, const cv::Matx33d 
     return true;
 }
 
-/// Rectifies the module rectangle (x, y, w, h) through `h` into `out` at out.cols / w pixels per module; supersamples
-/// by `k` in each axis (then averages) so that shrinking does not alias.
-void rectify(lv_sqr_analyzer *s, const cv::Mat &frame, const cv::Matx33d &h, double x, double y, double w, double hh,
-             cv::Mat &out, int k) {
-    k = std::max(1, std::min(k, 4));
-    int bw = out.cols * k, bh = out.rows * k;
-    double sx = w / bw, sy = hh / bh;
-    cv::Matx33d t(sx, 0, x + 0.5 * sx, 0, sy, y + 0.5 * sy, 0, 0, 1);
-    cv::Matx33d m = h * t;
-    if (k == 1) {
-        cv::warpPerspective(frame, out, cv::Mat(m), out.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
-                            cv::BORDER_REPLICATE);
-        return;
-    }
-    cv::Mat big = reuse(s->big, bh, bw, CV_8UC1);
-    cv::warpPerspective(frame, big, cv::Mat(m), big.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
-                        cv::BORDER_REPLICATE);
-    cv::resize(big, out, out.size(), 0, 0, cv::INTER_AREA);
-}
-
 /// Measures the rectified secure graphic (kCellPx per cell; its module grid starts half a module in).
 void measure(lv_sqr_analyzer *s, const cv::Mat &region, int cells_per_module, lv_sqr_analysis *out) {
     double contrast = std::max(1.0, out->light - out->dark);
@@ -412,7 +376,7 @@ int analyze(lv_sqr_analyzer *s, const cv::Mat &frame, const float *polygon, cons
         if (!(region[i].x >= 0 && region[i].y >= 0 && region[i].x <= frame.cols - 1 && region[i].y <= frame.rows - 1))
             inside = false;
     }
-    out->module_px = std::sqrt(quad_area(region) / (rg[2] * rg[3]));
+    out->module_px = lv::sqr::module_pixels(h, rg[0], rg[1], rg[2], rg[3]);
 
     // 5. Dark and light levels: the finders' 3 x 3 cores, and the quiet zone 1.5 modules beside the finders (the
     // separators inside the code when the quiet zone is out of the frame).
@@ -458,7 +422,7 @@ int analyze(lv_sqr_analyzer *s, const cv::Mat &frame, const float *polygon, cons
     if (cols < 4 || rows < 4) return 0;
     cv::Mat rectified = reuse(s->rectified, rows, cols, CV_8UC1);
     int k = int(out->module_px / ppm);
-    rectify(s, frame, h, rg[0] + inset, rg[1] + inset, w, hh, rectified, k);
+    rectify(s->big, frame, h, rg[0] + inset, rg[1] + inset, w, hh, rectified, k);
     measure(s, rectified, design.cells_per_module, out);
     out->measured = 1;
     return 0;
@@ -512,7 +476,7 @@ extern "C" int lv_sqr_rectify(lv_sqr_analyzer *analyzer, const uint8_t *luma, in
         // Frame pixels per output pixel, from the mapped output's area.
         cv::Point2d q[4] = {apply(m, x, y), apply(m, x + w, y), apply(m, x + w, y + h), apply(m, x, y + h)};
         double scale = std::sqrt(quad_area(q) / (double(out_width) * out_height));
-        rectify(analyzer, frame, m, x, y, w, h, target, int(scale));
+        rectify(analyzer->big, frame, m, x, y, w, h, target, int(scale));
         return 0;
     });
 }

@@ -156,7 +156,8 @@ public enum EventJSON {
     /// and its `scanCaptureTime`, `hybrid`; when the code was located `version`, `modules`, `codePolygon` and
     /// `secureGraphicPolygon` (frame pixels); when measured `measurements` (every ``SecureQRMeasurements`` property by
     /// name); for `OK` and `BLURRY` completions in secure mode `crop` (`width`, `height`, `modulePixels`,
-    /// `pngBase64`: the rectified code and secure graphic as 8-bit grey PNG, ready to send for authentication).
+    /// `pngBase64`: the rectified code and secure graphic as 8-bit grey PNG, ready to send for authentication); when
+    /// scored on the device `authenticity` (see ``authenticity(_:)``).
     static func secureQR(_ result: SecureQRResult) -> String {
         var object = JSONObject()
         object.add("scanFrame", Int(result.frameIndex))
@@ -188,6 +189,22 @@ public enum EventJSON {
             cropObject.add("pngBase64", base64(crop.png))
             object.addRaw("crop", cropObject.text + "}")
         }
+        if let authenticity = result.authenticity { object.addRaw("authenticity", Self.authenticity(authenticity)) }
+        return object.text + "}"
+    }
+
+    /// A secure-QR completion's `authenticity` object (``SecureQRAuthenticity``): `score`, `decision` (`genuine` or
+    /// `copy`), `threshold`, `ncc`, `bitErrorRate`, `pixelsPerCell` and `blurCells`.
+    static func authenticity(_ authenticity: SecureQRAuthenticity) -> String {
+        var object = JSONObject()
+        object.addRaw("score", number(authenticity.score))
+        object.add("decision", authenticity.decision.rawValue)
+        let values: [(String, Double)] = [
+            ("threshold", authenticity.threshold), ("ncc", authenticity.ncc),
+            ("bitErrorRate", authenticity.bitErrorRate), ("pixelsPerCell", authenticity.pixelsPerCell),
+            ("blurCells", authenticity.blurCells),
+        ]
+        for (key, value) in values { object.addRaw(key, number(value)) }
         return object.text + "}"
     }
 

@@ -237,6 +237,58 @@ public struct SecureQRCrop: Hashable, Sendable {
     }
 }
 
+/// The on-device verdict on a secure graphic: genuine (printed from the issuer's original) or a copy.
+public enum SecureQRAuthenticityDecision: String, Hashable, Sendable, Codable {
+    /// The score reached the threshold.
+    case genuine
+    /// The score stayed below the threshold.
+    case copy
+}
+
+/// How closely a captured secure graphic matches the copy-detection pattern regenerated from the code's seed
+/// (`HMAC-SHA256(issuer key, payload)`), measured on the device (see `docs/secure-qr.md`, "Authenticity").
+///
+/// A copy loses the CDP's finest detail twice (scanned, then printed again), so its cells correlate less with the
+/// template and more of them read wrong. The threshold depends on the printer and the camera: fit it with
+/// `lumascan secure-qr calibrate` on captures of real originals and copies.
+public struct SecureQRAuthenticity: Hashable, Sendable, Codable {
+    /// The score: `0.9 × ` ``ncc`` `+ 0.1 × (1 − 2 × ` ``bitErrorRate`` `)`, 1 for a perfect match and about 0 for an
+    /// unrelated pattern. The correlation separates originals from copies better than the error rate, which blur
+    /// raises for originals too; the weights were chosen on one run of the print-and-capture simulation
+    /// (`scripts/eval-copy-detection.sh --seed 13`) and checked on another (see `docs/secure-qr.md`).
+    public var score: Double
+    /// ``score`` against ``threshold``.
+    public var decision: SecureQRAuthenticityDecision
+    /// The threshold the score was compared with (the configuration's `authenticity.threshold`).
+    public var threshold: Double
+    /// Normalised cross-correlation of the rectified secure graphic with the template blurred to the capture's blur,
+    /// tile by tile at each tile's best offset, weighted by cells.
+    public var ncc: Double
+    /// The share of CDP cells that read wrong after thresholding each tile at its mean.
+    public var bitErrorRate: Double
+    /// Frame pixels per CDP cell of the scored frame.
+    public var pixelsPerCell: Double
+    /// The capture's Gaussian blur (sigma) in CDP cells, measured on a finder pattern, that the template was blurred by.
+    public var blurCells: Double
+
+    /// The weight of ``ncc`` in ``score``; the rest goes to `1 − 2 × ` ``bitErrorRate``.
+    public static let correlationWeight = 0.9
+
+    /// Creates a verdict; ``score`` and ``decision`` follow from the measures and `threshold`.
+    public init(
+        ncc: Double, bitErrorRate: Double, threshold: Double, pixelsPerCell: Double, blurCells: Double
+    ) {
+        let score = Self.correlationWeight * ncc + (1 - Self.correlationWeight) * (1 - 2 * bitErrorRate)
+        self.score = score
+        decision = score >= threshold ? .genuine : .copy
+        self.threshold = threshold
+        self.ncc = ncc
+        self.bitErrorRate = bitErrorRate
+        self.pixelsPerCell = pixelsPerCell
+        self.blurCells = blurCells
+    }
+}
+
 /// A completed secure-QR scan: what the recognizer delivered with a `COMPLETED_RESULT` (or, in unsupported mode, a
 /// final `UNSUPPORTED_RESULT`) report.
 ///
@@ -271,12 +323,16 @@ public struct SecureQRResult: Hashable, Sendable {
     public var measurements: SecureQRMeasurements?
     /// The rectified crop of the code and its secure graphic, for `OK` and `BLURRY` completions.
     public var crop: SecureQRCrop?
+    /// The on-device authenticity score of the delivered scan, for `OK` and `BLURRY` completions in secure mode when
+    /// an issuer key is configured (`authenticity.keyFile`) and the secure graphic was measured.
+    public var authenticity: SecureQRAuthenticity?
 
     /// Creates a result.
     public init(
         reportType: ReportType, state: ScanState, recognizerID: String, reportFrameIndex: UInt64, frameIndex: UInt64,
         captureTime: MonotonicInstant, symbology: Symbology?, text: String?, bytes: [UInt8]?, polygon: [Point],
-        isHybrid: Bool, geometry: SecureQRGeometry?, measurements: SecureQRMeasurements?, crop: SecureQRCrop?
+        isHybrid: Bool, geometry: SecureQRGeometry?, measurements: SecureQRMeasurements?, crop: SecureQRCrop?,
+        authenticity: SecureQRAuthenticity? = nil
     ) {
         self.reportType = reportType
         self.state = state
@@ -292,5 +348,6 @@ public struct SecureQRResult: Hashable, Sendable {
         self.geometry = geometry
         self.measurements = measurements
         self.crop = crop
+        self.authenticity = authenticity
     }
 }

@@ -129,6 +129,13 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
     /// DataBar Expanded (``limitedModeSymbologies``).
     public var limitedSymbologies: [Symbology]
 
+    /// On-device copy detection: the issuer's key file, from which each code's CDP is regenerated, and the score
+    /// threshold (``SecureQRAuthenticityConfiguration``). Scores are reported on `OK` and `BLURRY` completions in
+    /// ``SecureQRMode/secure`` mode (``SecureQRResult/authenticity``).
+    ///
+    /// Default: no key file (no score), threshold `0.92`.
+    public var authenticity: SecureQRAuthenticityConfiguration
+
     /// The symbologies of the ScanTrust SDK's limited camera manager.
     public static let limitedModeSymbologies: [Symbology] = [
         .qrCode, .upcA, .upcE, .ean8, .ean13, .code39, .code93, .code128, .interleaved2of5, .dataBar, .dataBarExpanded,
@@ -141,7 +148,8 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
         absenceTolerance: Double = 0.5, minimumPixelsPerCell: Double = 2.0, noAuthTextureRatio: Double = 0.4,
         noAuthModuleEnergy: Double = 0.03, sharpnessThreshold: Double = 0.04, fingerprintMargin: Int = 4,
         cropModulePixels: Int = 12, qrDownscale: Int = 2,
-        limitedSymbologies: [Symbology] = SecureQRConfiguration.limitedModeSymbologies
+        limitedSymbologies: [Symbology] = SecureQRConfiguration.limitedModeSymbologies,
+        authenticity: SecureQRAuthenticityConfiguration = .init()
     ) {
         self.id = id
         self.issuerPrefixes = issuerPrefixes
@@ -158,6 +166,7 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
         self.cropModulePixels = cropModulePixels
         self.qrDownscale = qrDownscale
         self.limitedSymbologies = limitedSymbologies
+        self.authenticity = authenticity
     }
 
     /// Whether `payload` is on one of the issuers' domains: it starts with one of ``issuerPrefixes``, comparing the
@@ -241,6 +250,7 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
         {
             throw fail("limitedSymbologies[\(index)]", "\(symbology.rawValue) is listed twice")
         }
+        try authenticity.validate(path: "\(root).authenticity")
     }
 
     // MARK: Codable
@@ -248,7 +258,7 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, issuerPrefixes, design, mode, stableFrameCount, insufficientQualityTimeout, absenceTolerance
         case minimumPixelsPerCell, noAuthTextureRatio, noAuthModuleEnergy, sharpnessThreshold, fingerprintMargin
-        case cropModulePixels, qrDownscale, limitedSymbologies
+        case cropModulePixels, qrDownscale, limitedSymbologies, authenticity
     }
 
     /// Decodes a configuration: missing keys take their defaults; unknown keys are errors naming their JSON path and
@@ -276,5 +286,6 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
         cropModulePixels = try container.decodeIntegerIfPresent(forKey: .cropModulePixels) ?? defaults.cropModulePixels
         qrDownscale = try container.decodeIntegerIfPresent(forKey: .qrDownscale) ?? defaults.qrDownscale
         limitedSymbologies = try value(.limitedSymbologies, defaults.limitedSymbologies)
+        authenticity = try value(.authenticity, defaults.authenticity)
     }
 }

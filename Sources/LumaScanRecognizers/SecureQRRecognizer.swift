@@ -3,6 +3,10 @@ import Logging
 import LumaScanCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Watches frames for an issuer's secure QR codes, classifies every frame into a scan state within a report type, and
 /// delivers the best scan for authentication — the ScanTrust SDK's behaviour, with every check done on the device and
 /// documented in `docs/secure-qr.md`.
@@ -55,12 +59,17 @@ import Synchronization
 /// (``ScanReportDetail/secureQR(_:)``), and stay readable in ``lastCompletedResult`` and
 /// ``completedResult(forReportFrame:)``.
 ///
+/// ## Authenticity
+/// With ``SecureQRConfiguration/authenticity`` naming the issuer's key file, each frame kept as a candidate for
+/// delivery has its secure graphic compared with the CDP regenerated from `HMAC-SHA256(key, payload)`, and `OK` and
+/// `BLURRY` completions carry the verdict as ``SecureQRResult/authenticity`` (see ``authenticity(of:analysis:)``).
+///
 /// Time is the frames' capture time (``FrameMetadata/captureTime``), so recorded or synthetic streams behave as a
 /// live one would.
 public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     // SAFETY (Sendable): the engine calls `process`, `reset` and `analyze` on its recognition thread only, one frame
     // at a time (see `Recognizer`); the mutable state (reader, analyzer, appearance, streak) is touched only from
-    // there. The completed results, read from other threads, are behind a Mutex.
+    // there. The completed results, read from other threads, are behind a Lock.
 
     /// The recognizer's id (``SecureQRConfiguration/id``).
     public let id: String
@@ -91,13 +100,20 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     private var steadyState: ScanState?
     /// The module count the issuer's design gives the last payload estimated (encoding it once per payload).
     private var moduleCountCache: (bytes: [UInt8], modules: Int)?
+    /// The issuer's key (``SecureQRConfiguration/authenticity``) and the scorer, when a key file is configured.
+    private let issuerKey: SecureQRIssuerKey?
+    private let authenticator: SecureQRAuthenticator?
+    /// The seed of the last payload scored (one HMAC per payload).
+    private var seedCache: (bytes: [UInt8], seed: UInt64)?
 
-    /// A scan kept as a candidate for delivery: the frame's analysis and the rectified crop.
+    /// A scan kept as a candidate for delivery: the frame's analysis, the rectified crop and, with a key, the
+    /// authenticity score.
     private struct Candidate {
         var analysis: SecureQRFrameAnalysis
         var metadata: FrameMetadata
         var sharpness: Double
         var crop: CropPixels?
+        var authenticity: SecureQRAuthenticity? = nil
     }
 
     private struct CropPixels {
@@ -153,6 +169,8 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                 .unsupported, "\(configuration.id): cannot create the secure-QR analyzer (error \(status))")
         }
         self.analyzer = analyzer
+        issuerKey = try configuration.authenticity.key(path: "\(SecureQRConfiguration.jsonPath).authenticity")
+        authenticator = issuerKey != nil && configuration.mode == .secure ? try SecureQRAuthenticator() : nil
         readerReports.reserveCapacity(8)
         recentStates.reserveCapacity(SecureQRGuidance.window)
         if configuration.mode == .secure && configuration.qrDownscale > 1 {
@@ -444,7 +462,8 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             func makeCandidate() -> Candidate {
                 if let candidate { return candidate }
                 let made = Candidate(
-                    analysis: analysis, metadata: metadata, sharpness: sharpness, crop: crop(luma, analysis: analysis))
+                    analysis: analysis, metadata: metadata, sharpness: sharpness, crop: crop(luma, analysis: analysis),
+                    authenticity: authenticity(of: luma, analysis: analysis))
                 candidate = made
                 return made
             }
@@ -502,6 +521,39 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         complete(
             state: .blurry, reportType: .completedResult, candidate: best, metadata: metadata, symbology: .qrCode,
             into: &reports)
+    }
+
+    // MARK: Authenticity
+
+    /// Whether the recognizer scores authenticity (an issuer key is configured and the mode is secure).
+    public var scoresAuthenticity: Bool { authenticator != nil }
+
+    /// Scores the secure graphic of the issuer's code that `analysis` (from ``analyze(_:)`` on the same `luma`)
+    /// located and measured against the CDP regenerated from the configured issuer key; `nil` without a key, for a
+    /// code that was not located and measured, or when its secure graphic or top-left finder pattern is not inside the
+    /// frame. The recognizer scores only the frames it keeps as candidates for delivery (a few per scan), not every
+    /// frame.
+    ///
+    /// - Important: Call it on the thread that calls ``process(_:metadata:into:)``, not concurrently with it.
+    public func authenticity(of luma: LumaView, analysis: SecureQRFrameAnalysis) -> SecureQRAuthenticity? {
+        guard let authenticator, let issuerKey, analysis.isIssuerCode, let bytes = analysis.bytes,
+            let geometry = analysis.geometry, analysis.measurements != nil
+        else { return nil }
+        let seed: UInt64
+        if let cached = seedCache, cached.bytes == bytes {
+            seed = cached.seed
+        } else {
+            seed = issuerKey.seed(for: bytes)
+            seedCache = (bytes, seed)
+        }
+        var status: Int32 = 0
+        let score = authenticator.score(
+            luma, geometry: geometry, design: &design, seed: seed, threshold: configuration.authenticity.threshold,
+            status: &status)
+        if score == nil && status != -ERANGE {
+            logger.error("secure-QR authenticity failed", metadata: ["status": "\(status)", "recognizer": "\(id)"])
+        }
+        return score
     }
 
     /// Rectifies the code and its secure graphic, with one module of margin, at the crop resolution.
@@ -567,7 +619,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             frameIndex: candidate.metadata.index, captureTime: candidate.metadata.captureTime,
             symbology: analysis.symbology, text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon,
             isHybrid: configuration.design.hybrid, geometry: analysis.geometry, measurements: analysis.measurements,
-            crop: crop)
+            crop: crop, authenticity: candidate.authenticity)
         completed.withLock { results in
             if results.count >= Self.rememberedResults { results.removeFirst() }
             results.append(result)

@@ -63,13 +63,8 @@ struct ConfigCommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            let data = try readConfigurationDocument(file, status: ExitStatus.badArguments)
-            let configuration: ScanConfiguration
-            do {
-                configuration = try ScanConfiguration.decode(data: data)
-            } catch {
-                throw CommandFailure(status: ExitStatus.failed, message: "\(file): \(error.message)")
-            }
+            let configuration = try loadConfigurationDocument(
+                file, unreadable: ExitStatus.badArguments, invalid: ExitStatus.failed)
             let plugins = configuration.viewPlugins.map { view in
                 "\(view.pluginConfig.recognizer.kind.rawValue) '\(view.pluginConfig.id)'"
             }
@@ -79,6 +74,20 @@ struct ConfigCommand: ParsableCommand {
                 } ?? ""
             print("\(file): valid: \(shape)\(plugins.joined(separator: ", "))")
         }
+    }
+}
+
+/// Reads (``readConfigurationDocument(_:status:)``, failing with `unreadable`) and decodes the configuration document
+/// at `path`; one that does not decode or validate is a ``CommandFailure`` with `invalid` and a message naming the
+/// file and the JSON path of the problem.
+func loadConfigurationDocument(
+    _ path: String, unreadable: Int32, invalid: Int32
+) throws(CommandFailure) -> ScanConfiguration {
+    let data = try readConfigurationDocument(path, status: unreadable)
+    do {
+        return try ScanConfiguration.decode(data: data)
+    } catch {
+        throw CommandFailure(status: invalid, message: "\(path): \(error.message)")
     }
 }
 

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import Logging
 import LumaScan
 
 /// `lumascan secure-qr`: secure QR codes (a QR code with a copy-detection pattern; see docs/secure-qr.md).
 struct SecureQRCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "secure-qr", abstract: "Make secure QR codes (QR codes with a copy-detection pattern).",
-        subcommands: [Generate.self])
+        subcommands: [Generate.self, Calibrate.self])
 
     /// `lumascan secure-qr generate`: renders a secure QR code to a PNG file.
     struct Generate: ParsableCommand {
@@ -14,8 +15,9 @@ struct SecureQRCommand: ParsableCommand {
             commandName: "generate", abstract: "Render a secure QR code as a PNG image, to print or to test with.",
             discussion: """
                 The copy-detection pattern is generated from the seed (SplitMix64; see docs/secure-qr.md), so an \
-                authentication server that knows the seed can regenerate it. Without --seed a random seed is used; it \
-                is printed either way.
+                authentication server that knows the seed can regenerate it. With --key-file the seed is the first 8 \
+                bytes of HMAC-SHA256(key, payload), which a scanner configured with the same key file regenerates to \
+                score the code's authenticity; without either a random seed is used. It is printed either way.
                 """)
 
         @Option(help: "The payload: a URL on the issuer's domain.")
@@ -26,6 +28,11 @@ struct SecureQRCommand: ParsableCommand {
 
         @Option(help: "The seed of the copy-detection pattern (default: random).")
         var seed: UInt64?
+
+        @Option(
+            name: .customLong("key-file"),
+            help: "The issuer's key file: the seed becomes HMAC-SHA256(key, payload) (not with --seed).")
+        var keyFile: String?
 
         @Option(name: .customLong("module-px"), help: "Pixels per QR module (1-200).")
         var modulePixels = 8
@@ -59,6 +66,9 @@ struct SecureQRCommand: ParsableCommand {
                 throw ValidationError("--module-px: \(modulePixels) is outside 1...200")
             }
             guard !out.isEmpty else { throw ValidationError("--out: give the PNG file to write") }
+            guard seed == nil || keyFile == nil else {
+                throw ValidationError("--seed and --key-file: give one (the key file derives the seed)")
+            }
         }
 
         func run() throws {
@@ -66,7 +76,16 @@ struct SecureQRCommand: ParsableCommand {
                 version: version,
                 errorCorrection: SecureQRErrorCorrection(rawValue: errorCorrection.uppercased()) ?? .quartile,
                 cellsPerModule: cellsPerModule, hybrid: hybrid)
-            let seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
+            let seed: UInt64
+            if let keyFile {
+                do throws(LumaScanError) {
+                    seed = try SecureQRIssuerKey(contentsOfFile: keyFile).seed(for: payload)
+                } catch {
+                    throw CommandFailure(status: ExitStatus.badArguments, message: "--key-file: \(error.message)")
+                }
+            } else {
+                seed = self.seed ?? UInt64.random(in: 0...UInt64.max)
+            }
             let code: SecureQRCode
             do throws(LumaScanError) {
                 code = try SecureQRGenerator(design: design).generate(
@@ -137,6 +156,199 @@ struct SecureQRCommand: ParsableCommand {
             ]
             for (key, option) in options where message.hasPrefix(key + ":") {
                 return option + message.dropFirst(key.count)
+            }
+            return message
+        }
+    }
+
+    /// `lumascan secure-qr calibrate`: scores captures of originals and copies and fits the authenticity threshold.
+    struct Calibrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "calibrate",
+            abstract: "Score captures of original and copied secure QR codes and fit the authenticity threshold.",
+            discussion: """
+                Photograph originals printed by your printer, and copies of them (scanned or photocopied, then \
+                printed), with the camera the kiosk uses, and put the images in two folders. Each image is read, its \
+                issuer's code located and its secure graphic compared with the pattern regenerated from the issuer's \
+                key. Prints each image's score, the ROC AUC, the equal error rate and the threshold at it: put that in \
+                secureQRConfig.authenticity.threshold. Images without a located, measured issuer's code are listed \
+                and left out. The issuer prefixes, design and key come from --config's secureQRConfig, or from the \
+                options; --key-file overrides the configuration's key file.
+                """)
+
+        @Option(help: "The folder of captures of genuine (original) prints.")
+        var genuine: String
+
+        @Option(help: "The folder of captures of copies.")
+        var copies: String
+
+        @Option(name: .customLong("key-file"), help: "The issuer's key file the codes were generated with.")
+        var keyFile: String?
+
+        @Option(help: "A JSON configuration with a secureQRConfig (issuer prefixes, design, authenticity.keyFile).")
+        var config: String?
+
+        @Option(
+            name: .customLong("issuer-prefix"),
+            help: "An issuer URL prefix, without --config (repeatable; default: any https:// payload).")
+        var issuerPrefixes: [String] = []
+
+        @Flag(help: "The codes are hybrid (fingerprint zone beside the code), without --config.")
+        var hybrid = false
+
+        @Option(
+            name: .customLong("cells-per-module"),
+            help: "Copy-detection cells per module side (2-16), without --config.")
+        var cellsPerModule = 4
+
+        @Flag(help: "Print one JSON object per image, then one with the fit, instead of text.")
+        var json = false
+
+        func validate() throws {
+            guard keyFile != nil || config != nil else {
+                throw ValidationError("give --key-file, or --config with secureQRConfig.authenticity.keyFile")
+            }
+            guard config == nil || (issuerPrefixes.isEmpty && !hybrid && cellsPerModule == 4) else {
+                throw ValidationError("--issuer-prefix, --hybrid and --cells-per-module come from --config's design")
+            }
+        }
+
+        /// The secure-QR configuration to score with: --config's, or one from the options; --key-file overrides the
+        /// key file.
+        func secureQRConfiguration() throws -> SecureQRConfiguration {
+            var configuration: SecureQRConfiguration
+            if let config {
+                let decoded = try loadConfigurationDocument(
+                    config, unreadable: ExitStatus.badArguments, invalid: ExitStatus.badArguments)
+                guard let secureQR = decoded.viewPluginConfig?.pluginConfig.secureQRConfig else {
+                    throw CommandFailure(
+                        status: ExitStatus.badArguments,
+                        message: "\(config): viewPluginConfig.pluginConfig has no secureQRConfig")
+                }
+                configuration = secureQR
+            } else {
+                configuration = SecureQRConfiguration(
+                    id: "calibrate", issuerPrefixes: issuerPrefixes.isEmpty ? ["https://"] : issuerPrefixes,
+                    design: SecureQRDesign(cellsPerModule: cellsPerModule, hybrid: hybrid))
+            }
+            configuration.mode = .secure
+            if let keyFile { configuration.authenticity.keyFile = keyFile }
+            guard configuration.authenticity.keyFile != nil else {
+                throw CommandFailure(
+                    status: ExitStatus.badArguments,
+                    message: "\(config ?? "--config"): secureQRConfig.authenticity.keyFile is not set; give --key-file")
+            }
+            return configuration
+        }
+
+        func run() throws {
+            let configuration = try secureQRConfiguration()
+            let scorer: SecureQRRecognizer
+            do {
+                scorer = try SecureQRRecognizer(
+                    configuration: configuration, logger: Logger(label: "lumascan.calibrate"))
+            } catch let error as LumaScanError {
+                throw CommandFailure(status: ExitStatus.badArguments, message: Self.argumentMessage(error.message))
+            }
+            var scores: [String: [Double]] = [:]
+            for (label, folder) in [("genuine", genuine), ("copy", copies)] {
+                let files = try Self.images(in: folder, option: label == "genuine" ? "--genuine" : "--copies")
+                for file in files {
+                    let line: String
+                    do throws(LumaScanError) {
+                        let result = try scorer.authenticity(ofImageAt: file)
+                        if let authenticity = result.authenticity {
+                            scores[label, default: []].append(authenticity.score)
+                            line =
+                                json
+                                ? Self.jsonLine(file: file, label: label, authenticity: authenticity, state: nil)
+                                : String(
+                                    format: "%@ %@ score %.4f ncc %.4f ber %.4f px/cell %.2f blur %.2f", label, file,
+                                    authenticity.score, authenticity.ncc, authenticity.bitErrorRate,
+                                    authenticity.pixelsPerCell, authenticity.blurCells)
+                        } else {
+                            let state = result.analysis.state.rawValue
+                            line =
+                                json
+                                ? Self.jsonLine(file: file, label: label, authenticity: nil, state: state)
+                                : "\(label) \(file) not scored (state \(state): no located, measured issuer's code)"
+                        }
+                    } catch {
+                        line =
+                            json
+                            ? Self.jsonLine(file: file, label: label, authenticity: nil, state: "unreadable image")
+                            : "\(label) \(file) not scored (\(error.message))"
+                    }
+                    print(line)
+                }
+            }
+            guard let fit = SecureQRThresholdFit(genuine: scores["genuine"] ?? [], copies: scores["copy"] ?? []) else {
+                throw CommandFailure(
+                    status: ExitStatus.failed,
+                    message: "calibrate: need at least one scored genuine capture and one scored copy "
+                        + "(scored: \(scores["genuine"]?.count ?? 0) genuine, \(scores["copy"]?.count ?? 0) copies)")
+            }
+            let genuineCount = scores["genuine"]?.count ?? 0
+            let copyCount = scores["copy"]?.count ?? 0
+            if json {
+                print(
+                    String(
+                        format: "{\"fit\":{\"genuine\":%d,\"copies\":%d,\"auc\":%.6f,\"eer\":%.6f,"
+                            + "\"threshold\":%.6f,\"falseRejectionRate\":%.6f,\"falseAcceptanceRate\":%.6f}}",
+                        genuineCount, copyCount, fit.areaUnderCurve, fit.equalErrorRate, fit.threshold,
+                        fit.falseRejectionRate, fit.falseAcceptanceRate))
+                return
+            }
+            print(
+                String(
+                    format: "scored %d genuine, %d copies: ROC AUC %.4f, EER %.2f %% (false rejections %.2f %%, "
+                        + "false acceptances %.2f %%)", genuineCount, copyCount, fit.areaUnderCurve,
+                    100 * fit.equalErrorRate, 100 * fit.falseRejectionRate, 100 * fit.falseAcceptanceRate))
+            print(
+                String(
+                    format: "threshold %.4f: put \"authenticity\": {\"threshold\": %.4f} in secureQRConfig",
+                    fit.threshold, fit.threshold))
+        }
+
+        /// The image files in `folder` (png, jpg, jpeg, webp, tif, tiff, gif, pgm, bmp), sorted by name.
+        static func images(in folder: String, option: String) throws -> [String] {
+            let extensions: Set<String> = ["png", "jpg", "jpeg", "webp", "tif", "tiff", "gif", "pgm", "bmp"]
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            } catch {
+                throw CommandFailure(status: ExitStatus.deviceUnavailable, message: "\(option): cannot list \(folder)")
+            }
+            return names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+                .map { (folder as NSString).appendingPathComponent($0) }
+        }
+
+        static func jsonLine(file: String, label: String, authenticity: SecureQRAuthenticity?, state: String?) -> String
+        {
+            var object: [String: Any] = ["file": file, "label": label]
+            if let authenticity {
+                object["score"] = authenticity.score
+                object["ncc"] = authenticity.ncc
+                object["bitErrorRate"] = authenticity.bitErrorRate
+                object["pixelsPerCell"] = authenticity.pixelsPerCell
+                object["blurCells"] = authenticity.blurCells
+            }
+            if let state { object["notScored"] = state }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        /// The recognizer's messages name configuration keys; say which option they come from.
+        static func argumentMessage(_ message: String) -> String {
+            let path = SecureQRConfiguration.jsonPath + "."
+            let options = [
+                "authenticity.keyFile": "--key-file", "issuerPrefixes": "--issuer-prefix",
+                "design.cellsPerModule": "--cells-per-module",
+            ]
+            let relative = message.hasPrefix(path) ? String(message.dropFirst(path.count)) : message
+            for (key, option) in options where relative.hasPrefix(key) {
+                guard let colon = relative.firstIndex(of: ":") else { break }
+                return option + relative[colon...]
             }
             return message
         }

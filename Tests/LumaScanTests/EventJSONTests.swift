@@ -79,4 +79,26 @@ struct EventJSONTests {
         #expect(secureQR["hybrid"] as? Bool == true)
         #expect(Set(secureQR.keys) == ["scanFrame", "scanCaptureTime", "hybrid"])
     }
+
+    @Test("a secure-QR result's authenticity is written with its decision and measures")
+    func secureQRAuthenticity() throws {
+        let authenticity = SecureQRAuthenticity(
+            ncc: 0.5, bitErrorRate: 0.25, threshold: 0.9, pixelsPerCell: 3.25, blurCells: 0.3)
+        let result = SecureQRResult(
+            reportType: .completedResult, state: .ok, recognizerID: "sqr", reportFrameIndex: 9, frameIndex: 7,
+            captureTime: MonotonicInstant(nanoseconds: 0), symbology: .qrCode, text: "https://scan.example.com/q/1",
+            bytes: nil, polygon: [], isHybrid: false, geometry: nil, measurements: nil, crop: nil,
+            authenticity: authenticity)
+        let object = try Self.object(
+            ScanReport(
+                reportType: .completedResult, state: .ok, recognizerID: "sqr", frameIndex: 9,
+                detail: .secureQR(result)))
+        let secureQR = try #require(object["secureQR"] as? [String: Any])
+        let written = try #require(secureQR["authenticity"] as? [String: Any])
+        // 0.9 × 0.5 + 0.1 × (1 − 2 × 0.25) = 0.5, below the threshold.
+        #expect(written["score"] as? Double == 0.5 && written["decision"] as? String == "copy")
+        #expect(written["threshold"] as? Double == 0.9 && written["ncc"] as? Double == 0.5)
+        #expect(written["bitErrorRate"] as? Double == 0.25 && written["pixelsPerCell"] as? Double == 3.25)
+        #expect(written["blurCells"] as? Double == 0.3)
+    }
 }

@@ -168,6 +168,51 @@ int lv_sqr_rectify(lv_sqr_analyzer *analyzer, const uint8_t *luma, int width, in
                    const double *homography, double x, double y, double w, double h, uint8_t *out, int out_width,
                    int out_height, size_t out_stride);
 
+
+/// Derives a code's CDP seed from the issuer's secret key: the first 8 bytes of HMAC-SHA256(key, payload) (OpenSSL's
+/// libcrypto), read big-endian, stored in `*seed`. Returns 0, or -EINVAL for a NULL or empty key, a NULL payload with
+/// a non-zero length or a NULL `seed`, or -EIO when libcrypto fails.
+int lv_sqr_seed_from_key(const uint8_t *key, size_t key_length, const uint8_t *payload, size_t payload_length,
+                         uint64_t *seed);
+
+/// How closely a captured secure graphic matches the CDP regenerated from its seed (see docs/secure-qr.md,
+/// "Authenticity").
+typedef struct lv_sqr_authenticity {
+    /// Normalised cross-correlation of the rectified secure graphic with the regenerated template, blurred by `blur`:
+    /// the mean over tiles of each tile's peak within two cells of where the homography puts it (refined to a fraction
+    /// of a pixel), weighted by cells.
+    double ncc;
+    /// The share of cells whose level, sampled at the cell's centre where its tile matched best and thresholded at the
+    /// tile's mean, differs from the template's.
+    double bit_error_rate;
+    /// The capture's Gaussian blur in CDP cells (sigma), matched on the top-left finder pattern (0 ... 1.5).
+    double blur;
+    /// Frame pixels per CDP cell over the secure graphic.
+    double pixels_per_cell;
+    /// Cells compared, and the tiles they were matched in.
+    int32_t cells, tiles;
+} lv_sqr_authenticity;
+
+/// Scratch buffers for scoring authenticity; one per recognizer, used from one thread at a time.
+typedef struct lv_sqr_authenticator lv_sqr_authenticator;
+
+/// Creates an authenticator: stores it in `*out` and returns 0, or returns -EINVAL (NULL `out`) or -ENOMEM, leaving
+/// `*out` NULL.
+int lv_sqr_authenticator_create(lv_sqr_authenticator **out);
+
+/// Destroys an authenticator; NULL is ignored.
+void lv_sqr_authenticator_destroy(lv_sqr_authenticator *authenticator);
+
+/// Compares the secure graphic of a located code (`homography` from module coordinates to frame pixels, row-major, as
+/// lv_sqr_analysis gives it; `modules` per side) with the CDP of `seed`: measures the capture's blur on the top-left
+/// finder pattern, rectifies the secure graphic at 4 pixels per cell, correlates it tile by tile with the template
+/// blurred to match, and counts cell errors. Returns 0 and fills `*out`, -EINVAL for bad arguments, -ERANGE when the
+/// secure graphic or the finder pattern is not inside the frame, -ENOMEM or -EIO. Once its scratch buffers have grown
+/// to a code's size, a call allocates only OpenCV's small per-call matrices.
+int lv_sqr_authenticate(lv_sqr_authenticator *authenticator, const uint8_t *luma, int width, int height, size_t stride,
+                        const double *homography, int modules, const lv_sqr_design *design, uint64_t seed,
+                        lv_sqr_authenticity *out);
+
 #ifdef __cplusplus
 }
 #endif
