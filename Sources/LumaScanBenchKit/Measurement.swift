@@ -59,11 +59,11 @@ public final class TimedRecognizer: Recognizer, @unchecked Sendable {
         ends = []
         mallocs = []
         mallocsAfter = []
-        starts.reserveCapacity(capacity)
-        ends.reserveCapacity(capacity)
+        prefault(&starts, capacity)
+        prefault(&ends, capacity)
         if allocationCount != nil {
-            mallocs.reserveCapacity(capacity)
-            mallocsAfter.reserveCapacity(capacity)
+            prefault(&mallocs, capacity)
+            prefault(&mallocsAfter, capacity)
         }
     }
 
@@ -169,7 +169,7 @@ public final class LatencyDelegate: ScanEngineDelegate, @unchecked Sendable {
     /// Creates a delegate with room for `capacity` latencies.
     public init(capacity: Int) {
         latencies = []
-        latencies.reserveCapacity(capacity)
+        prefault(&latencies, capacity)
     }
 
     /// Records the format.
@@ -220,4 +220,13 @@ public struct ResourceUsage: Sendable {
             userSeconds: userSeconds - earlier.userSeconds, systemSeconds: systemSeconds - earlier.systemSeconds,
             peakResidentBytes: peakResidentBytes)
     }
+}
+
+/// Reserves room for `capacity` elements in `array` and writes it once, so that the memory is resident from the start:
+/// samples stored during a run then neither allocate nor grow the process's resident memory (scripts/soak.sh measures
+/// the engine's, not the bench's).
+func prefault<Element: BinaryInteger>(_ array: inout [Element], _ capacity: Int) {
+    array.removeAll(keepingCapacity: false)
+    array.append(contentsOf: repeatElement(0, count: capacity))
+    array.removeAll(keepingCapacity: true)
 }
