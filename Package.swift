@@ -66,7 +66,7 @@ let package = Package(
                 .linkedLibrary("opencv_dnn"),
                 // ZXing-C++ (Debian's libzxing-dev, /usr/include/ZXing): the second barcode backend.
                 .linkedLibrary("ZXing"),
-                // Image codecs (codecs.cpp): libwebp, libtiff and giflib (libwebp-dev, libtiff-dev, libgif-dev).
+                // Image codecs (codecs_libs.cpp): libwebp, libtiff and giflib (libwebp-dev, libtiff-dev, libgif-dev).
                 .linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
                 // HMAC-SHA256 of the secure-QR seed from the issuer's key (secureqr_authenticate.cpp): OpenSSL's
                 // libcrypto (libssl-dev).

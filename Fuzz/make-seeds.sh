@@ -16,7 +16,7 @@ done
 "${CXX%++}" -O1 -ITests/CLumaTestCodecs/include -c Tests/CLumaTestCodecs/codecs.c -o "$out/lt_codecs.o"
 "$CXX" -std=c++17 -O1 -ICSupport/CLumaVision/include -ICSupport/CLumaVision -ICSupport/OpenCV/include \
   -ITests/CLumaTestCodecs/include Fuzz/make-seeds.cpp "$out/lt_codecs.o" \
-  CSupport/CLumaVision/{codecs,image,common,assertion_guard}.cpp \
+  CSupport/CLumaVision/{codecs,codecs_libs,image,common,assertion_guard}.cpp \
   -lopencv_core -lopencv_imgproc -lpng16 -lturbojpeg -lwebp -ltiff -lgif -o "$out/make-seeds"
 "$out/make-seeds" Fuzz/corpus
 lumascan=.build/debug/lumascan

@@ -5,7 +5,7 @@
 # input), memory above 1 GiB, or fewer inputs than the minimum fails the script; a failing input is saved under
 # .build-fuzz/crashes/<target>/ and its path printed. Rerun one with: .build-fuzz/bin/<target> <that path>
 #
-# Targets: one per image decoder of CSupport/CLumaVision/codecs.cpp (image-png, image-jpeg, image-webp, image-tiff,
+# Targets: one per image decoder of CSupport/CLumaVision/codecs*.cpp (image-png, image-jpeg, image-webp, image-tiff,
 # image-gif, image-bmp, image-pnm), mjpeg (MJPEG-to-luma, CSupport/CLumaCapture/jpeg.c), barcode (lv_barcode_scan
 # and lv_barcode_scan_still on arbitrary luma planes), meter (lv_meter_read in each mode), configuration (the strict JSON scan, cutout decoding and
 # geometry) and recording (the recording reader), the last two built with swiftc -sanitize=fuzzer,address.
@@ -38,7 +38,7 @@ includes=(-ICSupport/CLumaVision/include -ICSupport/CLumaVision -ICSupport/OpenC
 libraries=(-lopencv_core -lopencv_imgproc -lopencv_dnn -lZXing -lzbar -lpng16 -lturbojpeg -lwebp -ltiff -lgif)
 
 # The shim sources each target needs; assertion_guard.cpp replaces __assert_fail, as in the package.
-vision=(codecs image common assertion_guard barcode barcode_merge barcode_regions barcode_text barcode_zxing qr_finder)
+vision=(codecs codecs_libs image common assertion_guard barcode barcode_merge barcode_regions barcode_text barcode_zxing qr_finder)
 # The meter reader's, for the meter target (its model, meter_digits_model.c, is compiled without instrumentation: it is
 # one 458 kB array).
 meter=(meter meter_image meter_digital meter_drums meter_counter meter_templates meter_digits)

@@ -1,4 +1,4 @@
-// libFuzzer target for one image decoder of CSupport/CLumaVision/codecs.cpp, chosen at compile time with
+// libFuzzer target for one image decoder of CSupport/CLumaVision/codecs*.cpp, chosen at compile time with
 // -DLV_FUZZ_FORMAT=<name> (png, jpeg, webp, tiff, gif, bmp, pnm): inputs without that format's signature are skipped,
 // so each target's time goes to its own decoder. Decoding runs with a 1 MP budget, so a mutated header declaring a
 // huge image is refused from the header (the budget check is under test too) instead of slowing the run down.
