@@ -34,7 +34,7 @@ LUMASCAN="$(swift build --show-bin-path)/lumascan" scripts/check-deploy.sh
 
 if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" != 1 ]]; then
   step "thread sanitizer: frame ring and engine"
-  swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle|AudioFeedback'
+  swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle|AudioFeedback|NativeThread'
   step "address sanitizer: C shims (capture, vision)"
   LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" \
     swift test --scratch-path .build-asan --sanitize=address \
