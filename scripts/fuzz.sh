@@ -88,7 +88,9 @@ link() {  # target objects...
 }
 # The Swift targets: LumaScanCore (which imports only the system) and swift-log as static modules, then the target's
 # sources and Fuzz/targets/<target>.swift as one module. Rebuilt when a source is newer than the binary.
-swift_flags=(-sanitize=fuzzer,address -parse-as-library -g -Onone -I "$out/swift" -L "$out/swift")
+# One package name for every module, as SwiftPM gives them: LumaScanCore's `package` declarations (Lock) are used by
+# the modules built on it.
+swift_flags=(-sanitize=fuzzer,address -parse-as-library -g -Onone -I "$out/swift" -L "$out/swift" -package-name lumascan)
 quiet_swiftc() {  # arguments...: swiftc, its output shown only when it fails (its linker warns about ASan's symbols)
   "$clang_bin/swiftc" "$@" >"$out/swiftc.log" 2>&1 || { cat "$out/swiftc.log" >&2; return 1; }
 }
@@ -96,7 +98,7 @@ swift_module() {  # module sources...
   local module=$1
   shift
   if [[ ! -f $out/swift/lib$module.a || -n $(find "$@" -newer "$out/swift/lib$module.a") ]]; then
-    quiet_swiftc "${swift_flags[@]}" -package-name "$module" -module-name "$module" -emit-library -static \
+    quiet_swiftc "${swift_flags[@]}" -module-name "$module" -emit-library -static \
       -emit-module -emit-module-path "$out/swift/$module.swiftmodule" "$@" -o "$out/swift/lib$module.a"
   fi
 }
