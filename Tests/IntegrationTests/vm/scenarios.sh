@@ -67,7 +67,7 @@ feed() {
 # this suite each saw one lumascan die of SIGTRAP before its first log line, in different scenarios, and nothing
 # explains it from inside lumascan: no code in lumascan or in the libraries it loads raises SIGTRAP or executes
 # int3 where it could be reached (glib's g_error would print first), and the guest kernel logged no "trap int3" for
-# it, which it does for an int3 (checked in this VM). Loops of the same commands in this VM (330 starts: warm, with
+# it, which it does for an int3 (checked in this VM). Loops of the same commands in this VM (274 starts: warm, with
 # the page cache dropped before each, with the host loaded) never reproduced it. NAME.crash holds the core's siginfo
 # (si_code tells a single-step trap from a signal something sent) for when it comes again; Tests/IntegrationTests/vm/README.md.
 run() {
