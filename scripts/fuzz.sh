@@ -43,11 +43,23 @@ vision=(codecs codecs_libs image common assertion_guard barcode barcode_merge ba
 # one 458 kB array).
 meter=(meter meter_image meter_digital meter_drums meter_counter meter_templates meter_digits)
 
+# Whether an object must be compiled again: it is missing, older than this script or its source, or older than any
+# header its last compile read (the compiler's list, object.d). Without the headers, a changed struct in a header
+# left objects of the old layout beside new ones, and the meter target crashed in its own constructor.
+stale() {  # source object
+  local source=$1 object=$2 dependency
+  [[ ! -f $object || ! -f $object.d || $source -nt $object || scripts/fuzz.sh -nt $object ]] && return 0
+  for dependency in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$object.d"); do
+    [[ $dependency -nt $object ]] && return 0
+  done
+  return 1
+}
+
 compile() {  # source object compiler flags...
   local source=$1 object=$2
   shift 2
-  if [[ ! -f $object || $source -nt $object || scripts/fuzz.sh -nt $object ]]; then
-    "$@" "${sanitize[@]}" "${includes[@]}" -c "$source" -o "$object"
+  if stale "$source" "$object"; then
+    "$@" "${sanitize[@]}" "${includes[@]}" -MMD -MF "$object.d" -c "$source" -o "$object"
   fi
 }
 
