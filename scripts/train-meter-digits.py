@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Trains the roller-counter digit classifier that meter.cpp's counter reader runs (meter_digits.cpp, OpenCV DNN).
 
-Command (as run for the committed model, CPU only, one thread, offline: 20 epochs of 30-45 s on the shared build
-machine, about 15 minutes):
+Command (as run for the committed model, CPU only, one thread, offline: 20 epochs of 17-20 s on the shared build
+machine, about 7 minutes):
 
     apt-get install python3-torch python3-onnx python3-opencv python3-sklearn python3-pil \
         fonts-dejavu-core fonts-liberation fonts-freefont-ttf
@@ -62,6 +62,11 @@ NO_DIGIT = CLASSES  # the 101st output: the window shows no drum digit (a window
 NEGATIVES = 4000
 LABEL_SIGMA = 0.7
 SYNTHETIC_PER_CLASS = 80
+# The counter reader's windows on real counters (augment, in_context): the share of digits shown in a counter's
+# context, how far off the window is sideways (fraction of its width) and its size (fraction of the drum's).
+CONTEXT_FRACTION = 0.6
+CONTEXT_SHIFT = 0.18
+CONTEXT_SCALE = (0.85, 1.3)
 VALIDATION_CROPS = 400  # 4 per class, for the committed atlas
 ATLAS_COLUMNS = 20
 
@@ -224,8 +229,34 @@ def negative_set(count, digits, seed):
 
 # MARK: - Camera-like augmentation
 
-def augment(image, rng):
-    """One camera-like variant of a 32 x 20 grey digit."""
+def in_context(image, pool, rng):
+    """A digit as the counter reader's window shows it: the drum between its neighbours (random digits of `pool`,
+    bars of the window's shade between them and the window's frame above and below), cut by a window off by up to
+    CONTEXT_SHIFT of its width sideways and CONTEXT_SCALE in size. The reader estimates each drum's place from the
+    digits' strokes, and misses the drum's own edges by that much on real photographs (a cell's dark border, a digit
+    that fills its cell). Vertically at most half a pixel: the drum's height in the window is its label."""
+    shade = rng.uniform(0, 255)
+    gap = rng.randint(0, 5)
+    bar = np.full((HEIGHT, gap), shade, np.float32)
+    left, right = pool[rng.randrange(len(pool))], pool[rng.randrange(len(pool))]
+    row = np.hstack([left.astype(np.float32), bar, image.astype(np.float32), bar, right.astype(np.float32)])
+    band = HEIGHT // 3
+    row = cv2.copyMakeBorder(row, band, band, 0, 0, cv2.BORDER_CONSTANT, value=shade)
+    scale = rng.uniform(*CONTEXT_SCALE)
+    cx = WIDTH + gap + WIDTH / 2 + rng.uniform(-CONTEXT_SHIFT, CONTEXT_SHIFT) * WIDTH
+    cy = band + HEIGHT / 2 + rng.uniform(-0.5, 0.5)
+    # Output pixel (u, v) samples the row at (cx + (u - W/2) * scale, cy + (v - H/2) * scale).
+    m = np.float32([[scale, 0, cx - WIDTH / 2 * scale], [0, scale, cy - HEIGHT / 2 * scale]])
+    x = cv2.warpAffine(row, m, (WIDTH, HEIGHT), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                       borderMode=cv2.BORDER_REPLICATE)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def augment(image, rng, pool=None):
+    """One camera-like variant of a 32 x 20 grey digit (in a counter's context, `pool` giving its neighbours, for
+    CONTEXT_FRACTION of the digits)."""
+    if pool is not None and rng.random() < CONTEXT_FRACTION:
+        image = in_context(image, pool, rng)
     x = image.astype(np.float32)
     # Geometry: a small shift (vertical at most a pixel: the label is the drum's position), rotation and scale.
     angle = rng.uniform(-4, 4)
@@ -378,7 +409,7 @@ def main():
         total = 0.0
         for i in range(0, len(order), batch):
             index = order[i:i + batch]
-            x = np.stack([augment(all_x[j], rng) for j in index])
+            x = np.stack([augment(all_x[j], rng, real_x if all_y[j] != NO_DIGIT else None) for j in index])
             y = torch.from_numpy(all_y[index])
             logits = model(torch.from_numpy(standardise(x)))
             loss = -(soft_labels(y) * F.log_softmax(logits, 1)).sum(1).mean()
