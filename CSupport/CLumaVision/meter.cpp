@@ -101,15 +101,29 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         // Of the two, the reading with the larger total confidence: the wrong polarity reads the gaps between drums,
         // which rarely give more than a few digits, each less sure; its least sure digit says nothing about how
         // many it missed (a confident "98" beside a confident "298499").
-        Reading counter, counters[2];
+        Reading counter, counters[3];  // [0], [1]: by polarity (light on dark); [2]: drums of both polarities
         for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
             if (!haveDrums[lightOnDark] || fit[lightOnDark] < fit[1 - lightOnDark] - 0.1) continue;
             readCounterRow(m, lightOnDark != 0, drums[lightOnDark], counters[lightOnDark]);
             const Reading &read = counters[lightOnDark];
             if (read.count > 0 && (counter.count == 0 || read.score > counter.score)) counter = read;
         }
-        if (counters[0].count > 0 && counters[1].count > 0)
-            withdrawDisputed(counter, counters[counter.lightOnDark ? 0 : 1]);
+        // A counter mode reading that is not sure may come from a counter whose drums differ in polarity, which
+        // neither polarity's stroke map shows whole.
+        if (m.mode == LV_METER_MODE_COUNTER && (counter.count == 0 || counter.readingConfidence < kSureDrums)) {
+            readMixedCounter(m, counters[2]);
+            keepBetter(counter, counters[2]);
+            // Still unsure: the drums the digit network finds along each row found, at its height and scaled.
+            const DrumRow *rows[3];
+            int count = 0;
+            if (m.haveMixedDrums) rows[count++] = &m.mixedDrums;
+            for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark)
+                if (haveDrums[lightOnDark]) rows[count++] = &drums[lightOnDark];
+            scanCounter(m, rows, count, counter);
+        }
+        // Another reading that puts another digit where the chosen one reads a drum disputes that drum (each reading
+        // that agrees, the chosen one included, disputes nothing).
+        for (const Reading &other : counters) withdrawDisputed(counter, other);
         // Auto mode: printed digits that match the drum templates this well are a counter, whatever the
         // seven-segment reader made of them; so is a row of drums of which the seven-segment reader found less than
         // half (a bar between drums reads as a 1); otherwise the more confident reading wins. But a confident

@@ -11,14 +11,6 @@
 
 namespace lv_meter_detail {
 
-/// How a reading of the drums on one grid ended.
-enum class GridVerdict {
-    read,          // the drums were read (out holds the reading)
-    noDigit,       // fewer than kMinDrums drums of the grid hold a digit
-    digitBetween,  // a digit half-way between two drums: the grid's pitch is twice too long
-    digitBeyond,   // a digit beside the first or the last drum: the row goes on
-};
-
 /// Reads the drums the digit network's way: each drum's window classified into 100 positions (digit and tenth), then
 /// the carry rule over the row (lv_drums_resolve) for the digits and their confidences, the softmax mass of the
 /// positions that read as each digit. A drum caught between two digits that no carry explains gets the little mass
@@ -73,6 +65,20 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     // nearer as well (further out, the window's frame and the plate can look like a 1).
     for (double inward : {0.0, 0.25}) {
         if ((first == 0 && digitAt(drums.lo - 1 + inward)) || (last == count - 1 && digitAt(drums.lo + count - inward)))
+            return GridVerdict::digitBeyond;
+    }
+    // A pitch a little short (perspective, or whole digits found on a few drums only) puts the positions beyond the
+    // ends between a drum and the next, which the network takes for no digit, while its sideways tolerance reads the
+    // drums on the grid surely: a part of the counter, read confidently. A digit very clearly in view a quarter or
+    // half a drum further out says the row goes on (the window's frame there can look like a 1, less clearly).
+    auto veryClearDigitAt = [&](double k) {
+        const double x = drums.origin + k * drums.pitch;
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h);
+        return view.mass >= kDigitMass && view.clarity >= kClearBeyond;
+    };
+    for (double outward : {0.25, 0.5}) {
+        if ((first == 0 && veryClearDigitAt(drums.lo - 1 - outward)) ||
+            (last == count - 1 && veryClearDigitAt(drums.lo + count + outward)))
             return GridVerdict::digitBeyond;
     }
     if (first > 0)
@@ -181,13 +187,11 @@ bool regrid(lv_meter &m, const DrumRow &drums, double pitch, DrumRow &out) {
     return true;
 }
 
-/// Whether `candidate` should replace `out` as a polarity's counter reading: any reading beats none; where the
-/// stroke map's grid and the row's light disagree on the pitch, the reading of more drums (a grid that lost drums
-/// reads a part of the counter, surely), then the larger total confidence.
-bool preferable(const Reading &candidate, const Reading &out, bool gridsAgree) {
-    if (out.count == 0) return true;
-    if (!gridsAgree && candidate.count != out.count) return candidate.count > out.count;
-    return candidate.score > out.score;
+/// Whether `candidate` should replace `out` as a polarity's counter reading: any reading beats none, then the larger
+/// total confidence. (Not simply the reading of more drums: a grid whose pitch is a fraction too short puts drums
+/// between the real ones, which read unsurely; a grid that lost drums misses their confidence in its total.)
+bool preferable(const Reading &candidate, const Reading &out) {
+    return out.count == 0 || candidate.score > out.score;
 }
 
 void readCounterRow(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out) {
@@ -208,7 +212,7 @@ void readCounterRow(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading
     for (int i = 0; i < tries; ++i) {
         if (!regrid(m, drums, pitches[i], other)) continue;
         if (readCounter(m, lightOnDark, other, candidate) == GridVerdict::read &&
-            preferable(candidate, out, agrees)) {
+            preferable(candidate, out)) {
             out = candidate;
             m.regridded = other;
             grid = &m.regridded;
@@ -224,9 +228,127 @@ void readCounterRow(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading
         other = *grid;
         other.row.height = grid->row.height * factor;
         other.row.top = grid->row.centre - other.row.height / 2;
-        if (readCounter(m, lightOnDark, other, candidate) == GridVerdict::read && preferable(candidate, out, agrees))
+        if (readCounter(m, lightOnDark, other, candidate) == GridVerdict::read && preferable(candidate, out))
             out = candidate;
     }
+}
+
+/// The drums along `row` found by the digit network itself: windows every eighth of a digit height across the crop,
+/// the positions where it sees a digit clearly (its sideways tolerance is about a fifth of a drum, and half-way
+/// between two drums it sees none), and the grid that fits them best. For rows where the stroke map gives too few
+/// whole digits for a pitch, or a pitch that the drums' own borders throw off. False when fewer than kMinDrums
+/// drums are seen.
+bool scanDrums(lv_meter &m, const Row &row, DrumRow &out) {
+    const double h = row.height;
+    const double half = 0.5 * LV_DIGIT_WINDOW_PER_HEIGHT * h * LV_DIGIT_INPUT_WIDTH / LV_DIGIT_INPUT_HEIGHT;
+    const double step = std::max(1.0, h / 8);
+    const int n = int((m.smooth.cols - 2 * half) / step) + 1;
+    if (h < 6 || n < 3) return false;
+    std::vector<double> &clarity = m.scanClarity, &mass = m.scanMass;
+    clarity.assign(size_t(n), 0);
+    mass.assign(size_t(n), 0);
+    for (int i = 0; i < n; ++i) {
+        const double x = half + i * step;
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h);
+        clarity[size_t(i)] = view.mass >= kDigitMass ? view.clarity : 0;
+        mass[size_t(i)] = view.mass;
+    }
+    // The peaks: the positions seen clearly that no clearer one within 0.45 digit heights outdoes (drums are at least
+    // 0.4 apart, findDrums).
+    std::vector<double> &peaks = m.scratch;
+    peaks.clear();
+    const int apart = int(std::ceil(0.45 * h / step));
+    for (int i = 0; i < n; ++i) {
+        const double v = clarity[size_t(i)];
+        if (v < kDrumClarity) continue;
+        bool top = true;
+        for (int j = std::max(0, i - apart); j <= std::min(n - 1, i + apart) && top; ++j)
+            top = clarity[size_t(j)] < v || (clarity[size_t(j)] == v && j >= i);
+        if (top) peaks.push_back(half + i * step);
+    }
+    if (int(peaks.size()) < kMinDrums) return false;
+    // The pitch: the median step between neighbouring peaks, then refined over the steps that are whole multiples of
+    // it (a drum the network did not see clearly leaves a double step), then the least-squares grid.
+    std::vector<double> &steps = m.scanSteps;
+    steps.clear();
+    for (size_t i = 1; i < peaks.size(); ++i) steps.push_back(peaks[i] - peaks[i - 1]);
+    const double guess = median(steps);
+    if (guess <= 0) return false;
+    double n0 = 0, sk = 0, sx = 0, skk = 0, skx = 0, k = 0;
+    for (size_t i = 0; i < peaks.size(); ++i) {
+        if (i > 0) {
+            const double units = std::round((peaks[i] - peaks[i - 1]) / guess);
+            if (units < 1 || std::fabs((peaks[i] - peaks[i - 1]) / guess - units) > 0.25) return false;
+            k += units;
+        }
+        n0 += 1;
+        sk += k;
+        sx += peaks[i];
+        skk += k * k;
+        skx += k * peaks[i];
+    }
+    const double det = n0 * skk - sk * sk;
+    if (det <= 1e-9) return false;
+    const double pitch = (n0 * skx - sk * sx) / det;
+    if (!(pitch > 0.4 * h) || pitch > 1.8 * h) return false;  // drums are 0.4-1.8 digit heights apart
+    out = DrumRow();
+    out.row = row;
+    out.pitch = pitch;
+    out.origin = (sx - pitch * sk) / n0;
+    out.lo = 0;
+    out.hi = int(k);
+    // Every other drum seen less clearly (a counter of two kinds of drum photograph, or the carry's half-turned
+    // drums) gives peaks two drums apart: then the network sees a digit half-way between most neighbouring peaks,
+    // where between two drums it sees none.
+    int between = 0;
+    for (int j = 0; j < out.hi; ++j) {
+        const int i = int(std::lround((out.origin + (j + 0.5) * pitch - half) / step));
+        if (i >= 0 && i < n && mass[size_t(i)] >= kDigitMass) ++between;
+    }
+    if (out.hi > 0 && 2 * between >= out.hi) {
+        out.pitch = pitch / 2;
+        out.hi *= 2;
+        if (!(out.pitch > 0.4 * h)) return false;
+    }
+    out.hi = std::min(out.hi, int(LV_METER_MAX_DIGITS) - 1);
+    return true;
+}
+
+void scanCounter(lv_meter &m, const DrumRow *const *rows, int count, Reading &best) {
+    auto sure = [&] { return best.count > 0 && best.readingConfidence >= kSureDrums; };
+    Reading candidate;
+    for (double factor : {1.0, 0.8, 1.25}) {
+        for (int i = 0; i < count && !sure(); ++i) {
+            // Rows that another one already stands for: the same band, within a tenth of its height.
+            bool seen = false;
+            for (int j = 0; j < i && !seen; ++j)
+                seen = std::fabs(rows[j]->row.centre - rows[i]->row.centre) < 0.1 * rows[i]->row.height &&
+                       std::fabs(rows[j]->row.height - rows[i]->row.height) < 0.1 * rows[i]->row.height;
+            if (seen) continue;
+            Row &row = m.scanRow;
+            row = rows[i]->row;
+            row.height *= factor;
+            row.top = row.centre - row.height / 2;
+            if (scanDrums(m, row, m.other) && readCounter(m, true, m.other, candidate) == GridVerdict::read)
+                keepBetter(best, candidate);
+        }
+    }
+}
+
+void readMixedCounter(lv_meter &m, Reading &out) {
+    out = Reading();
+    // The deviation from the mean over a square a tenth of the crop's height (about a stroke's length): strokes of
+    // either polarity stand out, where a larger square would leave the window's frame and the plate the brightest.
+    cv::swap(m.smooth, m.keptSmooth);
+    const int size = odd(0.1 * m.keptSmooth.rows);
+    cv::blur(m.keptSmooth, m.localMean, cv::Size(size, size), cv::Point(-1, -1), cv::BORDER_REPLICATE);
+    cv::absdiff(m.keptSmooth, m.localMean, m.smooth);
+    m.smooth.convertTo(m.smooth, CV_8U, 2.0);
+    strokeMap(m, true, odd(0.6 * m.smooth.rows), 0);
+    binarise(m);
+    m.haveMixedDrums = findDrums(m, true, m.mixedDrums);
+    if (m.haveMixedDrums) readCounterRow(m, true, m.mixedDrums, out);
+    cv::swap(m.smooth, m.keptSmooth);
 }
 
 void withdrawDisputed(Reading &reading, const Reading &other) {

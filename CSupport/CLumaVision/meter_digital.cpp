@@ -13,23 +13,72 @@ namespace lv_meter_detail {
 
 // MARK: Seven-segment displays
 
+/// The slant of the digits of `row` in the binary stroke map: the shear (horizontal shift per pixel up from the row's
+/// centre line; positive when the digits lean right) under which the row's stroke pixels pile up into the fewest,
+/// fullest columns. Vertical segments then stand upright; horizontal ones fill the same columns under any shear.
+static double findSlant(lv_meter &m, const Row &row) {
+    if (row.members.empty()) return 0;
+    const int x0 = std::max(0, row.members.front().x);
+    const int x1 = std::min(m.binary.cols, row.members.back().x + row.members.back().w);
+    const int height = int(std::ceil(row.height));
+    if (x1 - x0 < 4 || height < 4) return 0;
+    const int margin = int(std::ceil(kMaxSlant * height / 2)) + 1;
+    double best = -1, bestShear = 0;
+    for (int k = -2; k <= kSlantSteps; ++k) {
+        const double shear = kMaxSlant * k / kSlantSteps;
+        m.slantColumns.assign(size_t(x1 - x0 + 2 * margin), 0);
+        // Along the (tilted) row: its band at each column.
+        for (int x = x0; x < x1; ++x) {
+            const double yc = row.centre + row.shift(x);
+            const int y0 = std::max(0, int(yc - row.height / 2)), y1 = std::min(m.binary.rows, y0 + height);
+            for (int y = y0; y < y1; ++y)
+                if (m.binary.at<uint8_t>(y, x))
+                    ++m.slantColumns[size_t(x - x0 + margin - std::lround(shear * (yc - y)))];
+        }
+        double score = 0;
+        for (const int c : m.slantColumns) score += double(c) * c;
+        if (score > best) {
+            best = score;
+            bestShear = shear;
+        }
+    }
+    return bestShear;
+}
+
 void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     out = Reading();
     out.mode = LV_METER_MODE_DIGITAL;
     out.lightOnDark = lightOnDark;
     Row &row = m.row;
     if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    // Slanted digits are read upright: the working image sheared about the row's centre line, for this reading only
+    // (the other polarity and the counter reader start from the image as it was).
+    struct Restore {
+        lv_meter &m;
+        bool swapped = false;
+        ~Restore() {
+            if (swapped) std::swap(m.smooth, m.upright);
+        }
+    } restore{m};
+    const double slant = findSlant(m, row);
+    if (std::fabs(slant) >= kMinSlant) {
+        const double yc = (row.top + row.bottom) / 2;
+        const cv::Matx23d shear(1, slant, -slant * yc, 0, 1, 0);
+        cv::warpAffine(m.smooth, m.upright, shear, m.smooth.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+        std::swap(m.smooth, m.upright);
+        restore.swapped = true;
+    }
     // Again with the background also closed by a square a little wider than the strokes, now that their size is
     // known: glare on the display, which the row-wise closing leaves in, joins digits into one blob or hides them
-    // under the threshold. (The row-wise closing is the caller's, still in m.closed.)
-    strokeMap(m, lightOnDark, 0, 0, odd(kSquare * row.height));
+    // under the threshold. (The row-wise closing is the caller's, still in m.closed, unless the image was sheared.)
+    strokeMap(m, lightOnDark, restore.swapped ? odd(0.6 * m.smooth.rows) : 0, 0, odd(kSquare * row.height));
     binarise(m);
     if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
     const double h = row.height;
     // Each member's right edge above the decimal point's height: a lit point next to a digit joins its blob.
     for (Blob &b : row.members) {
         const double shift = row.shift(b.cx());
-        const int top = std::max(b.y, int(row.top + shift)), bottom = int(row.bottom + shift - 0.22 * h);
+        const int top = std::max(b.y, int(row.top + shift)), bottom = int(row.bottom + shift - kPointHeight * h);
         if (bottom <= top) continue;
         cv::reduce(m.binary(cv::Rect(b.x, top, b.w, bottom - top)), m.boxed, 0, cv::REDUCE_MAX);
         const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
@@ -159,6 +208,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     struct CellReading {
         int digit = -1;
         double confidence = 0, own = 0;
+        int segments = 0;  // how many segments are lit
         bool blank = false, holeLit = false, exact = false;
     };
     auto classify = [&](const double *values, double left) {
@@ -202,10 +252,33 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         r.holeLit = std::max(upperHole, lowerHole) > threshold;
         if (r.holeLit) r.confidence = 0;
         r.blank = segments == 0;
+        for (int s = 0; s < 7; ++s) r.segments += (segments >> s) & 1;
         return r;
     };
     CellReading readings[LV_METER_MAX_DIGITS];
     for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].left);
+    // A "1" must have nothing above or below it: the display's edge and the meter body's, which read as one, reach
+    // past the digits' top and bottom.
+    auto clearAboveBelow = [&](double left) {
+        const double top = row.top + row.shift(left + wd / 2);
+        for (const double v : {-0.2, 1.05}) {
+            const cv::Rect r =
+                cellRect(left, top, wd, h, 0.1, v, 0.9, v + 0.15) & cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+            if (r.empty()) return false;
+            cv::reduce(m.binary(r), m.boxed, 0, cv::REDUCE_MAX);
+            if (cv::countNonZero(m.boxed) > 0.1 * r.width) return false;
+        }
+        return true;
+    };
+    // A cell that shows a whole digit pattern as bright as the others, and is no edge, holds a digit of the display.
+    auto solid = [&](const CellReading &r, double left) {
+        return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
+               (r.digit != 1 || clearAboveBelow(left));
+    };
+    // A reading that is only part of the display's digits is never a confident one: a missing digit makes another
+    // number, and the recognizer would complete it. So is a reading of one digit (an edge or a ring reads as a "1"
+    // or a "0"), and one of only eights (a blank LCD's unlit segments, or a display's segment test).
+    bool partial = false;
     // A cell with no lit segment (a blank position, or the ground between the display and a blob beside it) ends
     // the reading: its digits are consecutive. The run with the most digits, then the most confident, is the reading.
     {
@@ -233,6 +306,9 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             start = end;
         }
         if (runEnd == runStart) return;
+        // Another run of digits on the row: a blank cell, or a cell that is no digit, split the display's digits.
+        for (int i = 0; i < cellCount && !partial; ++i)
+            if ((i < runStart || i >= runEnd) && solid(readings[i], cells[i].left)) partial = true;
         cellCount = runEnd - runStart;
         for (int i = 0; i < cellCount; ++i) {
             cells[i] = cells[runStart + i];
@@ -241,21 +317,20 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     }
     // A digit at either end whose blob was lost (joined to the display's edge, to glare or to something above or
     // below it) is one pitch beyond the run: a cell there that shows a whole digit pattern as bright as the others
-    // is part of the reading. A "1" must also have nothing above or below it: the display's edge and the meter
-    // body's, which read as one, reach past the digits' top and bottom.
-    auto clearAboveBelow = [&](double left) {
-        const double top = row.top + row.shift(left + wd / 2);
-        for (const double v : {-0.2, 1.05}) {
-            const cv::Rect r =
-                cellRect(left, top, wd, h, 0.1, v, 0.9, v + 0.15) & cv::Rect(0, 0, m.binary.cols, m.binary.rows);
-            if (r.empty()) return false;
-            cv::reduce(m.binary(r), m.boxed, 0, cv::REDUCE_MAX);
-            if (cv::countNonZero(m.boxed) > 0.1 * r.width) return false;
-        }
-        return true;
-    };
+    // is part of the reading (a solid one).
     auto extend = [&](double left, CellReading &r) {
+        r = CellReading();
+        r.blank = true;
         if (left < 0 || left + wd > m.strokes.cols) return false;
+        // A member of the row there whose right edge is not the cell's is a digit off the grid of pitches (a near
+        // digit, larger in perspective): the cell would read part of it, and the reading lacks it.
+        for (const Blob &b : row.members) {
+            const double overlap = std::min(double(b.x + b.w), left + wd) - std::max(double(b.x), left);
+            if (overlap > 0.3 * wd && std::fabs(b.x + b.w - left - wd) > 0.3 * wd) {
+                partial = true;
+                return false;
+            }
+        }
         double values[7];
         const double top = row.top + row.shift(left + wd / 2);
         for (int s = 0; s < 7; ++s) {
@@ -263,10 +338,19 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
         }
         r = classify(values, left);
-        return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
-               (r.digit != 1 || clearAboveBelow(left));
+        // Any digit, not only a "1", must have nothing above or below it: a display's corner and the ground's
+        // edge beside glare read as a 7 or a 5.
+        return solid(r, left) && clearAboveBelow(left);
     };
-    for (CellReading r; cellCount < LV_METER_MAX_DIGITS && extend(cells[0].left - pitch, r);) {
+    // Beyond either end, after the digits found: a cell with lit segments as bright as the digits', no lit hole
+    // and nothing above or below it (which the display's edge would have), or a whole pattern other than a "1" (an
+    // edge), is a digit that could not be read.
+    auto lost = [&](const CellReading &r, double left) {
+        if (r.blank || r.holeLit || r.own < 0.6 * lit) return false;
+        return (r.exact && r.digit != 1 && r.confidence >= 0.5) || (r.segments >= 2 && clearAboveBelow(left));
+    };
+    CellReading r;
+    while (cellCount < LV_METER_MAX_DIGITS && extend(cells[0].left - pitch, r)) {
         for (int i = cellCount; i > 0; --i) {
             cells[i] = cells[i - 1];
             readings[i] = readings[i - 1];
@@ -275,14 +359,33 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         readings[0] = r;
         ++cellCount;
     }
-    for (CellReading r; cellCount < LV_METER_MAX_DIGITS && extend(cells[cellCount - 1].left + pitch, r);) {
+    if (cellCount < LV_METER_MAX_DIGITS && lost(r, cells[0].left - pitch)) partial = true;
+    while (cellCount < LV_METER_MAX_DIGITS && extend(cells[cellCount - 1].left + pitch, r)) {
         cells[cellCount] = Cell{cells[cellCount - 1].left + pitch, false};
         readings[cellCount] = r;
         ++cellCount;
     }
+    if (cellCount < LV_METER_MAX_DIGITS && lost(r, cells[cellCount - 1].left + pitch)) partial = true;
+    // A blob on the row's line, about as tall as the digits (a display seen from the side makes its far digits
+    // smaller, its near ones larger) and within their band, near the reading but centred outside it, is a digit the
+    // reading lacks: one whose cell fell off the grid of pitches (which perspective stretches), or was dropped as no
+    // digit. The display's edges reach past the digits' band.
+    {
+        const double from = cells[0].left - kStrayPitches * pitch;
+        const double to = cells[cellCount - 1].left + wd + kStrayPitches * pitch;
+        const double first = cells[0].left, last = cells[cellCount - 1].left + wd;
+        for (const Blob &b : m.blobs) {
+            const double cx = b.cx(), top = row.top + row.shift(cx);
+            if (b.h < 0.6 * h || b.y < top - 0.12 * h || b.y + b.h > top + 1.12 * h) continue;
+            if ((cx < first && cx > from) || (cx > last && cx < to)) partial = true;
+        }
+    }
+    bool eights = true;
+    for (int i = 0; i < cellCount; ++i) eights = eights && readings[i].digit == 8;
+    const double doubt = partial || cellCount < 2 || eights ? kDoubtful : 1.0;
     for (int i = 0; i < cellCount; ++i) {
         out.digits[i] = char('0' + readings[i].digit);
-        out.confidence[i] = float(100 * readings[i].confidence);
+        out.confidence[i] = float(100 * readings[i].confidence * doubt);
     }
     out.count = cellCount;
     // Decimal point: the strongest dot at the baseline in the middle of the gap between two digits, if it is lit and
@@ -314,7 +417,15 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     double otherDots = 0;
     for (int i = 0; i + 1 < cellCount; ++i)
         if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
-    if (bestAfter > 0 && bestDot > 0.5 * lit && bestDot > 1.6 * otherDots) out.decimalAfter = bestAfter;
+    // A small point, blurred, stays fainter than a segment in the stroke map: one that stands far out from the
+    // unlit points may be lit, or not; either way the reading is doubtful.
+    const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
+    const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
+    if (bestAfter > 0 && bright) {
+        out.decimalAfter = bestAfter;
+    } else if (bestAfter > 0 && standsOut) {
+        for (int i = 0; i < cellCount; ++i) out.confidence[i] *= float(kDoubtful);
+    }
     // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the
     // right polarity, small for the wrong one (which finds the gaps between segments).
     {

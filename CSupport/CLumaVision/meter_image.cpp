@@ -164,7 +164,7 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
                 m.scratch.push_back((b.y - a.y) / dx);
                 m.scratch.push_back((b.y + b.h - a.y - a.h) / dx);
             }
-        if (!m.scratch.empty()) row.slope = std::clamp(median(m.scratch), -0.1, 0.1);
+        if (!m.scratch.empty()) row.slope = std::clamp(median(m.scratch), -kMaxRowSlope, kMaxRowSlope);
         // The centre line through the mean of the centres of the members of about the row's height, at its middle
         // column; the height is the medians' above.
         double count = 0, sy = 0;

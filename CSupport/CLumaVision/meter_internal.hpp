@@ -53,6 +53,33 @@ constexpr double kDrumPitches[kStripCount] = {1.42, 1.25, 1.33, 1.51, 1.6};
 /// height: wider than the thickest stroke (0.17), narrower than glare.
 constexpr double kSquare = 0.25;
 
+/// Seven-segment digits lean right by at most this shear (horizontal shift per pixel of height; 12 degrees and a
+/// little roll), tried in kSlantSteps steps (and two steps leaning left); a slant below kMinSlant is left alone.
+constexpr double kMaxSlant = 0.28;
+constexpr int kSlantSteps = 14;
+constexpr double kMinSlant = 0.03;
+
+/// A seven-segment reading that is probably not the display's (part of its digits, one digit, only eights) keeps this
+/// fraction of its confidence: less than the recognizer's default minimum (60), whatever the digits' own.
+constexpr double kDoubtful = 0.5;
+
+/// A seven-segment row tilts by at most this much (rows per column): a few degrees of roll, and a display seen from
+/// the side, whose perspective tilts the row further.
+constexpr double kMaxRowSlope = 0.25;
+
+/// A member's right edge is its digit's above this fraction of the digit height from the bottom: a lit decimal point
+/// joined to the digit's blob seldom reaches it (round points up to about two strokes across), the lower right
+/// segment (the right edge of a 5 or a 6) does.
+constexpr double kPointHeight = 0.3;
+
+/// A decimal point fainter than a lit one but at least this fraction of the lit level in the stroke map, and three
+/// times the brightest unlit point, may be lit (a small point, blurred, stays fainter than the segments): the reading
+/// is doubtful (kDoubtful).
+constexpr double kFaintPoint = 0.2;
+
+/// A row member this many pitches or fewer beyond a seven-segment reading's ends makes it partial (kDoubtful).
+constexpr double kStrayPitches = 2;
+
 /// In auto mode, a seven-segment reading of at least kSureDigits digits whose least confident digit reaches
 /// kSureDigital is a sure one: the counter reader searches less hard, and overrules it only with more digits.
 constexpr int kSureDigits = 3;
@@ -67,6 +94,10 @@ constexpr double kCounterFit = 0.85;
 /// A drum beyond the whole digits found holds a digit when the digit network puts this much probability within two
 /// tenths of one position.
 constexpr double kDrumClarity = 0.6;
+
+/// A digit this clearly in view (kDrumClarity's measure) a quarter or half a drum beyond either end of a grid says the
+/// counter goes on past the grid.
+constexpr double kClearBeyond = 0.85;
 
 /// A drum at either end of the row is the window's edge or the plate when the digit network gives all drum positions
 /// together less than this (the rest is its "no digit" class).
@@ -179,6 +210,10 @@ struct lv_meter {
     std::vector<Blob> blobs;
     std::vector<double> values, scratch;
     std::vector<int> shifts;
+    // Seven-segment reader: the working image sheared upright (slanted digits), and the column counts of the row's
+    // stroke pixels under one shear, from which the slant is found.
+    cv::Mat upright;
+    std::vector<int> slantColumns;
     Row row;
     // Counter reader: vertical strips of the digit templates 9, 0, 1, ..., 9, 0 at kStripCount drum pitches, at
     // full and half size, with each window's inverse norm precomputed.
@@ -196,6 +231,15 @@ struct lv_meter {
     std::vector<double> columnProfile, correlation;
     // Counter reader: the grids tried after the stroke map's (readCounterRow), reused from frame to frame.
     DrumRow other, regridded;
+    // Counter reader, drums of both polarities in one counter (readMixedCounter): the working image kept aside while
+    // m.smooth holds its local deviation, the local mean, and that pass's grid and reading.
+    cv::Mat keptSmooth, localMean;
+    DrumRow mixedDrums;
+    bool haveMixedDrums = false;
+    Row scanRow;
+    // Counter reader: the digit network's clarity and digit mass along a row and the steps between its peaks
+    // (scanDrums).
+    std::vector<double> scanClarity, scanMass, scanSteps;
 
     lv_meter() = default;
     lv_meter(const lv_meter &) = delete;
@@ -269,11 +313,30 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough = tr
 /// unsure digit, again on a grid that answers why (at most two more): at half the pitch when a digit stands half-way
 /// between two drums (every second drum was lost to the stroke map), at the same pitch but extended while the network
 /// sees digits when one stands beyond an end (the stroke map lost the row's end), and at the pitch of the row's
-/// periodic light (periodicPitch) where that differs; then, while still unsure, with the windows scaled. Which
-/// reading wins: `preferable`, where a stroke-map grid whose pitch the light contradicts (not a whole multiple of
-/// it, within 12 %) gives way to a reading of more drums: such a grid may have lost drums, and its reading would be
-/// a confident part of the counter.
+/// periodic light (periodicPitch) where that differs; then, while still unsure, with the windows scaled. The reading
+/// with the larger total confidence wins (`preferable`). A grid that covers a part of the counter is refused by
+/// readCounter, which looks for digits beyond both ends.
 void readCounterRow(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out);
+
+/// Reads a counter whose drums do not share one polarity (dark digits on some drums, light ones on others: drums
+/// replaced over the years, or photographed through a reflection): the drum row is found in the working image's local
+/// deviation (each pixel's distance from the mean around it, a tenth of the crop's height wide), where strokes of either polarity
+/// stand out light on dark, and read by the digit network, which reads either polarity. `out` is empty when no row
+/// is found. m.smooth is restored before it returns.
+void readMixedCounter(lv_meter &m, Reading &out);
+
+/// Reads the counter on the grids the digit network finds along `rows` (scanDrums) at their digits' height, then at
+/// 0.8 and 1.25 times it (the stroke map's height is off when a digit's strokes join its drum's edges), into `best`
+/// (keepBetter), until it is sure (kSureDrums). Rows that another stands for are scanned once.
+void scanCounter(lv_meter &m, const DrumRow *const *rows, int count, Reading &best);
+/// How a reading of the drums on one grid ended.
+enum class GridVerdict {
+    read,          // the drums were read (out holds the reading)
+    noDigit,       // fewer than kMinDrums drums of the grid hold a digit
+    digitBetween,  // a digit half-way between two drums: the grid's pitch is twice too long
+    digitBeyond,   // a digit beside the first or the last drum: the row goes on
+};
+GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out);
 /// Takes back the confidence of every drum of `reading` that `other` (the same counter read in the other polarity,
 /// where the row's height and centre come out a little differently) reads as another digit: the network is sure of
 /// many a digit it sees in a window a few pixels off, and two windows that disagree cannot both be right.

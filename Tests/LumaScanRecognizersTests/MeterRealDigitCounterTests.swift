@@ -1,0 +1,127 @@
+import Logging
+import LumaScanCore
+import LumaScanRecognizers
+import LumaScanTestSupport
+import Testing
+
+/// Roller counters made of photographs of real meter drums: the committed validation crops
+/// (Fixtures/meter-digits-validation-atlas.png, never trained on), each drum a whole digit (x.0), in a dark counter
+/// window on a plate, read in counter mode as a camera delivers them: up to six frames whose sensor noise differs, with
+/// the default stabiliser (three agreeing frames). The drums of one counter are photographs of different
+/// meters, light on dark and dark on light, as `scripts/eval-meter.sh` builds them; here half the counters have every
+/// drum's photograph inverted at random besides, so that no stroke map of one polarity shows them all.
+@Suite("Meter counters of real digit photographs")
+struct MeterRealDigitCounterTests {
+    private let logger = Logger(label: "MeterRealDigitCounterTests")
+
+    static let cutout = CutoutConfiguration(
+        ratioFromSize: .init(width: 3, height: 1), maxWidthPercent: 80, alignment: .center,
+        cropPadding: .init(x: 24, y: 24))
+
+    /// One counter: its frame and the reading a person writes down.
+    struct Counter {
+        let frame: LumaImage
+        let truth: String
+    }
+
+    /// The crops of whole drums (class x.0), by digit.
+    static func wholeDrums(_ crops: MeterDigitClassifierTests.Crops) -> [[LumaImage]] {
+        var byDigit = [[LumaImage]](repeating: [], count: 10)
+        let columns = crops.atlasWidth / 20
+        for (index, label) in crops.labels.enumerated() where label % 10 == 0 {
+            var pixels = [UInt8](repeating: 0, count: 20 * 32)
+            let x0 = (index % columns) * 20
+            let y0 = (index / columns) * 32
+            for y in 0..<32 {
+                for x in 0..<20 { pixels[y * 20 + x] = crops.atlas[(y0 + y) * crops.atlasWidth + x0 + x] }
+            }
+            byDigit[label / 10].append(LumaImage(width: 20, height: 32, pixels: pixels))
+        }
+        return byDigit
+    }
+
+    /// A counter of 5-7 drums, `seed`'s digits and photographs, each photograph stretched to the ink range 20-220 (and
+    /// inverted at random when `invertSome`), centred in the cutout of a 640 x 480 frame at 60 % of its width, with
+    /// blur and sensor noise (`noise` seeds it).
+    static func counter(seed: UInt64, invertSome: Bool, drums: [[LumaImage]], noise: UInt64) -> Counter {
+        var random = SplitMix64(seed: seed)
+        let count = 5 + Int(random.next() % 3)
+        let frameSize = MeterFixture.frameSize
+        let area = cutout.geometry(frameSize: frameSize).cutout
+        let canvas = TestCanvas(width: frameSize.width, height: frameSize.height, fill: 150)
+        let gap = 0.12
+        let cellWidth = min(
+            0.6 * Double(area.width) / (Double(count) + Double(count - 1) * gap),
+            0.55 * Double(area.height) * 20 / 32)
+        let cellHeight = cellWidth * 32 / 20
+        let rowWidth = Double(count) * cellWidth + Double(count - 1) * gap * cellWidth
+        let left = Double(area.x) + (Double(area.width) - rowWidth) / 2
+        let top = Double(area.y) + (Double(area.height) - cellHeight) / 2
+        let border = 0.12 * cellHeight
+        canvas.fill(
+            Rect(
+                x: Int(left - border), y: Int(top - border), width: Int(rowWidth + 2 * border),
+                height: Int(cellHeight + 2 * border)), value: 25)
+        var truth = ""
+        for i in 0..<count {
+            let digit = Int(random.next() % 10)
+            truth += String(digit)
+            let choices = drums[digit]
+            let photo = choices[Int(random.next() % UInt64(choices.count))]
+            let invert = invertSome && random.next() % 2 == 0
+            let low = Double(photo.pixels.min() ?? 0)
+            let high = Double(photo.pixels.max() ?? 255)
+            let stretched = photo.pixels.map { value -> UInt8 in
+                let v = 20 + 200 * (Double(value) - low) / max(1, high - low)
+                return UInt8((invert ? 240 - v : v).rounded())
+            }
+            let x = left + Double(i) * cellWidth * (1 + gap)
+            canvas.place(
+                LumaImage(width: 20, height: 32, pixels: stretched),
+                corners: [
+                    Point(x: x, y: top), Point(x: x + cellWidth, y: top),
+                    Point(x: x + cellWidth, y: top + cellHeight), Point(x: x, y: top + cellHeight),
+                ])
+        }
+        canvas.blur(sigma: 0.8)
+        canvas.addNoise(sigma: 3, seed: noise)
+        return Counter(frame: canvas.image, truth: truth)
+    }
+
+    /// Reads the counter of `seed` from up to six frames; the completed reading's text, or nil.
+    func read(seed: UInt64, invertSome: Bool, drums: [[LumaImage]]) throws -> (truth: String, read: String?) {
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .counterMeter), cutout: Self.cutout, logger: logger)
+        var truth = ""
+        for index in UInt64(0)..<6 {
+            let counter = Self.counter(seed: seed, invertSome: invertSome, drums: drums, noise: seed &+ index)
+            truth = counter.truth
+            var reports: [ScanReport] = []
+            counter.frame.withView { recognizer.process($0, metadata: MeterFixture.metadata(index), into: &reports) }
+            if let done = reports.first(where: { $0.reportType == .completedResult }) { return (truth, done.text) }
+        }
+        return (truth, nil)
+    }
+
+    @Test(
+        "Counters of real drum photographs, of either polarity or both, read exactly and never misread",
+        arguments: [false, true])
+    func readsRealDrums(invertSome: Bool) throws {
+        let drums = Self.wholeDrums(try MeterDigitClassifierTests.Crops())
+        try #require(drums.allSatisfy { !$0.isEmpty }, "a whole drum of every digit among the committed crops")
+        var exact = 0
+        var outcomes: [String] = []
+        for seed in UInt64(1)...12 {
+            let (truth, read) = try self.read(
+                seed: seed &* 7919 &+ (invertSome ? 1 : 0), invertSome: invertSome, drums: drums)
+            outcomes.append("\(truth)→\(read ?? "-")")
+            #expect(read == nil || read == truth, "misread: \(truth) read as \(read ?? "")")
+            if read == truth { exact += 1 }
+        }
+        print("real-digit counters (invertSome \(invertSome)): \(exact) of 12 exact: \(outcomes)")
+        // Measured when written: 8 of 12 as photographed (the misses: a dim, half-occluded 7 photographed dark on
+        // light, which two counters share, and two counters whose frames never agree three times) and 11 of 12 with
+        // drums inverted at random; none misread. The floors leave one counter of room for a changed model.
+        #expect(exact >= (invertSome ? 10 : 7), "\(exact) of 12 exact: \(outcomes)")
+    }
+}
