@@ -7,7 +7,9 @@ import LumaScanCore
 /// ``MeterConfiguration/consecutiveFrames`` confident readings in a row (each at or above
 /// ``MeterConfiguration/minConfidence``, without an ambiguous drum, matching ``MeterConfiguration/validationRegex``).
 /// Frames between them without such a reading neither count nor break the row; a confident different reading
-/// starts it again.
+/// starts it again. A reading that is a part of a longer confident one seen in the last 2 x `consecutiveFrames`
+/// confident frames (the display's end lost in some frames) waits until the longer one has not been seen for that
+/// long.
 ///
 /// Reports, one per frame:
 /// - `IN_PROGRESS` / `UNREADABLE` with no text when no digit was found;
@@ -41,6 +43,10 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     private var geometryCache: CutoutGeometry?
     private var candidate: String?
     private var candidateCount = 0
+    /// The confident readings of the last frames that had one, oldest first (at most `recentLimit`): a candidate that
+    /// is a part of a longer one among them is not completed.
+    private var recent: [String] = []
+    private let recentLimit: Int
     private var completed = false
 
     /// Builds a recognizer. Throws ``LumaScanError`` with ``LumaScanError/Code/invalidConfiguration`` for an invalid
@@ -71,9 +77,13 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         // validate() compiled the expression already; a failure here cannot happen, but is reported all the same.
         validation = try configuration.validationRegex.map { try Regex($0) }
         self.configuration = configuration
+        // Twice the frames a reading needs: long enough to see a longer reading come back, short enough that a
+        // display that really changed completes soon after.
+        recentLimit = max(2, 2 * configuration.consecutiveFrames)
         self.cutout = cutout
         self.id = id
         self.logger = logger
+        recent.reserveCapacity(recentLimit)
     }
 
     deinit { lv_meter_destroy(reader) }
@@ -131,6 +141,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     public func reset() {
         candidate = nil
         candidateCount = 0
+        recent.removeAll(keepingCapacity: true)
         completed = false
         lastReading = nil
         completedReading = nil
@@ -182,7 +193,15 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             candidate = reading.text
             candidateCount = 1
         }
-        return candidateCount >= configuration.consecutiveFrames ? .completed : .stabilising(count: candidateCount)
+        if recent.count == recentLimit { recent.removeFirst() }
+        recent.append(reading.text)
+        // A display whose end some frames lose (a digit at the edge of the glare, the near end of a display seen from
+        // the side, a grid that covers part of a counter) reads as a confident part of itself: while a longer
+        // confident reading that contains the candidate was seen in the last frames, the candidate waits.
+        let text = reading.text
+        let part = recent.contains { $0.count > text.count && $0.contains(text) }
+        return candidateCount >= configuration.consecutiveFrames && !part
+            ? .completed : .stabilising(count: candidateCount)
     }
 
     private func encodePNG(_ crop: LumaView) -> [UInt8]? {

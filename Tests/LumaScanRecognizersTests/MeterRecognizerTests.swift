@@ -201,6 +201,44 @@ struct MeterRecognizerTests {
         #expect(reports.first?.reportType == .completedResult && reports.first?.text == "2222")
     }
 
+    @Test(
+        "A part of a longer confident reading seen lately waits; once the longer one is gone long enough, it completes")
+    func partWaits() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        let full = fixture.meter(seed: 30, kind: .digital).clean().withText("45127")
+        let part = full.withText("5127")  // the display's first digit lost, as some frames lose a display's end
+        var index: UInt64 = 0
+        func show(_ meter: SyntheticMeter) -> [ScanReport] {
+            defer { index += 1 }
+            return fixture.process(meter, index: index, with: recognizer)
+        }
+        _ = show(full)
+        #expect(recognizer.lastReading?.text == "45127")
+        // Three agreeing frames of the part, but the whole was seen among the last six confident ones.
+        for count in 1...3 {
+            let reports = show(part)
+            #expect(recognizer.lastReading?.text == "5127")
+            #expect(recognizer.lastReading?.status == .stabilising(count: count))
+            #expect(reports.first?.reportType == .inProgress)
+        }
+        // The whole again: it completes after its own three.
+        _ = show(full)
+        _ = show(full)
+        let reports = show(full)
+        #expect(reports.first?.reportType == .completedResult && reports.first?.text == "45127")
+        // After a reset, a part that stays long enough completes: the display changed.
+        recognizer.reset()
+        _ = show(full)
+        var completedAt: Int?
+        for frame in 1...6 where completedAt == nil {
+            if show(part).first?.reportType == .completedResult { completedAt = frame }
+        }
+        #expect(completedAt == 6, "the part completes once the whole has left the last six confident frames")
+        #expect(recognizer.completedReading?.text == "5127")
+    }
+
     @Test("A frame without a confident reading between agreeing ones neither counts nor restarts the count")
     func gapKeepsCount() throws {
         let fixture = try MeterFixture()
