@@ -18,7 +18,6 @@ import importlib.util
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
@@ -130,30 +129,6 @@ def render_meter(rng, images):
     return frame, {"noise": rng.uniform(2, 6), "quality": rng.randint(65, 90), "invert": invert}
 
 
-def frames_of(rng, frame, params):
-    out = []
-    for _ in range(FRAMES_PER_METER):
-        m = np.float32([[1, 0, rng.uniform(-1, 1)], [0, 1, rng.uniform(-1, 1)]])
-        f = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), borderMode=cv2.BORDER_REPLICATE)
-        f = f + np.random.default_rng(rng.randrange(1 << 30)).normal(0, params["noise"], f.shape)
-        out.append(lsrec.encode_jpeg(np.clip(f, 0, 255).astype(np.uint8), params["quality"]))
-    return out
-
-
-def digits_right(truth, read):
-    """Digits of the truth matched in a minimal alignment (edit distance) with the reading."""
-    a, b = truth, "".join(c for c in read if c.isdigit())
-    cost = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i in range(len(a) + 1):
-        cost[i][0] = i
-    for j in range(len(b) + 1):
-        cost[0][j] = j
-    for i in range(1, len(a) + 1):
-        for j in range(1, len(b) + 1):
-            cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
-    return max(0, len(a) - cost[len(a)][len(b)])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", required=True, help="the extracted meter-digits folder")
@@ -182,21 +157,12 @@ def main():
         truth, classes, images = pick_drums(rng, by_class)
         frame, params = render_meter(rng, images)
         recording = os.path.join(work, f"meter-{index:03d}.lsrec")
-        lsrec.write_recording(recording, frames_of(rng, frame, params), FRAME_W, FRAME_H)
-        run = subprocess.run([args.lumascan, "scan", "--config", config, "--input", recording],
-                             capture_output=True, text=True)
-        completed, partial = None, ""
-        for line in run.stdout.splitlines():
-            event = json.loads(line)
-            if event.get("event") != "report":
-                continue
-            if event.get("reportType") == "COMPLETED_RESULT" and completed is None:
-                completed = event.get("text", "")
-            elif event.get("text"):
-                partial = event["text"]
+        jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
+        lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
+        completed, partial = lsrec.scan_readings(args.lumascan, config, recording)
         read = completed if completed is not None else partial
         digits += len(truth)
-        right += digits_right(truth, read)
+        right += lsrec.digits_right(truth, read)
         if completed is None:
             none += 1
             verdict = "no result"

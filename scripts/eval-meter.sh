@@ -5,12 +5,28 @@
 #
 #   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose]
 #
+# With --digital first, it reads seven-segment meters from a wide generator of its own instead (LCD and LED, and scenes
+# with no meter in view; scripts/eval-meter-digital.py says how they are made), which needs no data set, only
+# python3-opencv:
+#
+#   bash scripts/eval-meter.sh --digital [--meters N] [--blanks N] [--seed N] [--keep DIR] [--verbose]
+#
 # Needs ../shared/datasets/meter-digits-train.tar beside the repository (or METER_DIGITS_TAR), python3-opencv,
 # python3-sklearn, python3-torch and python3-pil (Debian); unit tests never need any of it. LUMASCAN names a built lumascan to use instead of
 # building the debug one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
+
+if [[ ${1:-} == --digital ]]; then
+    shift
+    dpkg -s python3-opencv >/dev/null 2>&1 || { echo "eval-meter: apt-get install python3-opencv first" >&2; exit 2; }
+    if [[ -z ${LUMASCAN:-} ]]; then
+        swift build --product lumascan >&2
+        LUMASCAN=$(swift build --show-bin-path)/lumascan
+    fi
+    exec /usr/bin/python3 scripts/eval-meter-digital.py --lumascan "$LUMASCAN" "$@"
+fi
 
 tarball=${METER_DIGITS_TAR:-../shared/datasets/meter-digits-train.tar}
 if [[ ! -f $tarball ]]; then

@@ -1,9 +1,14 @@
 """Writes LumaScan recordings (.lsrec, README "Recording format") of MJPG frames, as a USB camera delivers them, for
-the evaluation scripts that replay scenes through `lumascan scan --input` (eval-meter.py, eval-secure-qr.py)."""
+the evaluation scripts that replay scenes through `lumascan scan --input` (eval-meter.py, eval-meter-digital.py,
+eval-secure-qr.py), and the meter evaluations' shared steps: a scene's camera frames, the replay's readings, and the
+digits a reading got right."""
 
+import json
 import struct
+import subprocess
 
 import cv2
+import numpy as np
 
 
 def encode_jpeg(grey, quality):
@@ -25,3 +30,46 @@ def write_recording(path, jpegs, width, height, fps=10):
         for i, jpeg in enumerate(jpegs):
             f.write(b"LSFR" + struct.pack("<IQII", 0, i * 1_000_000_000 // fps, i, len(jpeg)))
             f.write(jpeg)
+
+
+def camera_frames(rng, frame, noise, quality, count):
+    """`count` JPEG frames of one scene (float32 grey), as a camera held still delivers them: each moved by up to a
+    pixel, with its own sensor noise (standard deviation `noise`), at JPEG `quality`."""
+    height, width = frame.shape[:2]
+    out = []
+    for _ in range(count):
+        m = np.float32([[1, 0, rng.uniform(-1, 1)], [0, 1, rng.uniform(-1, 1)]])
+        f = cv2.warpAffine(frame, m, (width, height), borderMode=cv2.BORDER_REPLICATE)
+        f = f + np.random.default_rng(rng.randrange(1 << 30)).normal(0, noise, f.shape)
+        out.append(encode_jpeg(np.clip(f, 0, 255).astype(np.uint8), quality))
+    return out
+
+
+def scan_readings(lumascan, config, recording):
+    """Replays `recording` through `lumascan scan --config config`: the first COMPLETED_RESULT's text (None without
+    one) and the last partial reading."""
+    run = subprocess.run([lumascan, "scan", "--config", config, "--input", recording], capture_output=True, text=True)
+    completed, partial = None, ""
+    for line in run.stdout.splitlines():
+        event = json.loads(line)
+        if event.get("event") != "report":
+            continue
+        if event.get("reportType") == "COMPLETED_RESULT" and completed is None:
+            completed = event.get("text", "")
+        elif event.get("text"):
+            partial = event["text"]
+    return completed, partial
+
+
+def digits_right(truth, read):
+    """Digits of the truth matched in a minimal alignment (edit distance) with the reading's digits."""
+    a, b = "".join(c for c in truth if c.isdigit()), "".join(c for c in read if c.isdigit())
+    cost = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        cost[i][0] = i
+    for j in range(len(b) + 1):
+        cost[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+    return max(0, len(a) - cost[len(a)][len(b)])
