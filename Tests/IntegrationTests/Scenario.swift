@@ -69,12 +69,36 @@ struct Scenario: Sendable {
         }
         let start = mark("start") ?? 0
         let end = mark("end") ?? .infinity
-        let kernel = run.dmesg(from: start, to: end)
+        let kernel = Self.foldingCallTraces(run.dmesg(from: start, to: end))
         report +=
             "\n--- guest dmesg during the scenario (\(start)...\(end) s; complete log: "
             + "\(run.directory.appendingPathComponent("dmesg.txt").path)):\n"
             + (kernel.isEmpty ? "(nothing)" : kernel.joined(separator: "\n"))
         return report
+    }
+
+    /// The kernel log with every call trace after the first reduced to its warning line: a starved guest repeats
+    /// vivid's `schedule_timeout` trace dozens of times, which would push everything else out of a CI log's tail.
+    static func foldingCallTraces(_ lines: [String]) -> [String] {
+        var kept: [String] = []
+        var traces = 0
+        var omitted = 0
+        var inTrace = false
+        for line in lines {
+            let message = line.firstIndex(of: "]").map { line[line.index(after: $0)...].drop { $0 == " " } } ?? ""
+            // A trace is "CPU: ... Comm: ...", "Hardware name: ...", "Call Trace:", the frames, "</TASK>".
+            if message.hasPrefix("CPU: ") && message.contains(" Comm: ") { traces += 1 }
+            if message.hasPrefix("Call Trace:") { inTrace = true }
+            let traceLine = inTrace || message.hasPrefix("CPU: ") || message.hasPrefix("Hardware name:")
+            if message.hasPrefix("</TASK>") { inTrace = false }
+            if traces > 1 && traceLine {
+                omitted += 1
+                continue
+            }
+            kept.append(line)
+        }
+        if omitted > 0 { kept.append("(\(omitted) lines of \(traces - 1) later call traces omitted)") }
+        return kept
     }
 }
 
@@ -136,6 +160,8 @@ extension BidirectionalCollection where Element == EventLine {
 final class Checks {
     let scenario: Scenario
     private(set) var failures = 0
+    /// What each failed check said, in order.
+    private(set) var messages: [String] = []
 
     init(_ scenario: Scenario) { self.scenario = scenario }
 
@@ -146,6 +172,7 @@ final class Checks {
     ) -> Bool {
         if !condition {
             failures += 1
+            messages.append("\(scenario.name): \(comment())")
             Issue.record(Comment(rawValue: "\(scenario.name): \(comment())"), sourceLocation: sourceLocation)
         }
         return condition
@@ -174,9 +201,12 @@ final class Checks {
         expect(false, "\(error)", sourceLocation: sourceLocation)
     }
 
-    /// Prints the diagnostics when a check failed.
+    /// Prints the diagnostics when a check failed, and then the failed checks again, so that the tail of a long
+    /// CI log still says what failed.
     func finish() {
-        if failures > 0 { print(scenario.diagnostics()) }
+        guard failures > 0 else { return }
+        print(scenario.diagnostics())
+        print("--- scenario '\(scenario.name)': \(failures) failed checks:\n" + messages.joined(separator: "\n"))
     }
 
     /// Thrown by ``require(_:_:sourceLocation:)`` to end the checks; already recorded.

@@ -221,7 +221,7 @@ scenario_drops() {
 }
 
 # recovery: one lumascan through three faults in a row (each a lumascan start costs seconds under emulation):
-#   1. V4L2_BUF_FLAG_ERROR injected into 5 frames (presses.txt);
+#   1. V4L2_BUF_FLAG_ERROR injected into 5 frames (presses.txt), with the feeder stopped;
 #   2. inject_fatal_streaming_error: the stream restarts;
 #   3. disconnect: lumascan reopens with backoff once vivid reconnects (when the last handle closes, so after the
 #      feeder and lumascan's old descriptor are gone), then scanning resumes.
@@ -234,6 +234,12 @@ scenario_recovery() {
     wait_for 30 "$S/scan.out" '"event":"report"' 3 || echo "no reports within $((30 * PATIENCE)) s" >>"$S/notes.txt"
     snapshot s0
 
+    # The presses go in with the feeder stopped: vivid keeps one V4L2_BUF_FLAG_ERROR request for all its queues
+    # (dev->dqbuf_error) and every tick of any of them clears it, so with the output streaming, its own ticks take a
+    # share of the presses that depends on the two threads' phase (0 of 5 reached the capture in a CI run). Alone,
+    # the capture tick loses a press only when it finds no buffer queued, and then the sequence has a gap (a drop).
+    # The capture shows vivid's test pattern meanwhile; the restart after the fatal error brings the code back.
+    "$FEED" stop >>"$S/feed.txt" 2>&1
     echo "corrupt $(now)" >>"$S/window"
     for i in 1 2 3 4 5; do
         ctl -c inject_v4l2_buf_flag_error=1
@@ -245,7 +251,7 @@ scenario_recovery() {
     echo "fatal $(now)" >>"$S/window"
     ctl -c inject_fatal_streaming_error=1
     wait_for 20 "$S/scan.out" '"event":"sourceRecovered"' || echo "no sourceRecovered within $((20 * PATIENCE)) s of the fatal error" >>"$S/notes.txt"
-    # The error also ended the feeder.
+    # The feeder was stopped for the presses (a fatal error would also have ended it).
     "$FEED" restart >>"$S/feed.txt" 2>&1 || setup_failed "feeder restart after the fatal error: $(tail -n 1 "$S/feed.txt")"
     reports=$(grep -c '"event":"report"' "$S/scan.out")
     wait_for 20 "$S/scan.out" '"event":"report"' $((reports + 5)) || echo "no new reports within $((20 * PATIENCE)) s of the restart" >>"$S/notes.txt"
