@@ -25,48 +25,14 @@ expected=(4006381333931 036000291452 TICKET-000042 https://lumascan.example/hell
 # centred there.
 centre=0.5,0.5
 
-work=$(mktemp -d)
-server=
-cleanup() {
-  if [[ -n "$server" ]] && kill -0 "$server" 2>/dev/null; then
-    kill -TERM "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/serve-lib.sh
+source scripts/serve-lib.sh
+serve_work
+work=$WORK
 
 # shellcheck disable=SC2086  # SERVE_ARGS is a list of words
-"$LUMASCAN" serve --input Samples/kiosk-demo.lsrec --loop --listen 127.0.0.1:0 ${SERVE_ARGS:-} \
-  >"$work/events" 2>"$work/stderr" &
-server=$!
-
-# Once bound, the server prints {"event":"listening","address":"127.0.0.1:PORT",...} on stdout.
-address=
-for _ in $(seq 1 150); do  # 15 s
-  address=$(python3 -c '
-import json, sys
-for line in open(sys.argv[1], errors="replace"):
-    try:
-        event = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(event, dict) and event.get("event") == "listening":
-        print(event.get("address", ""))
-        break
-' "$work/events")
-  [[ -n "$address" ]] && break
-  if ! kill -0 "$server" 2>/dev/null; then
-    echo "browser-test: lumascan serve exited before listening; its stderr:" >&2
-    cat "$work/stderr" >&2
-    exit 2
-  fi
-  sleep 0.1
-done
-if [[ -z "$address" ]]; then
-  echo "browser-test: lumascan serve printed no \"listening\" event within 15 s" >&2
-  exit 2
-fi
+serve_start browser-test "$work" --input Samples/kiosk-demo.lsrec --loop ${SERVE_ARGS:-}
+address=$ADDRESS
 echo "browser-test: lumascan serve is listening on $address" >&2
 
 arguments=(--url "http://$address/" --expect-result-centre "$centre")

@@ -35,7 +35,9 @@ struct BenchCommand: ParsableCommand {
             reads every symbology, or QR only for secure-qr and for --symbologies qr. \
             The engine runs at full speed (every frame processed) unless --fps paces \
             the synthetic source like a live camera, which then drops frames when recognition falls behind. Prints \
-            a summary, or one JSON object with --json. A progress bar goes to stderr when it is a terminal.
+            a summary, or one JSON object with --json. A progress bar goes to stderr when it is a terminal. \
+            --preview-viewers N connects N viewers to the engine's live preview (what `lumascan serve`'s \
+            preview.mjpg reads) for the engine pass, so the cost of a watched preview shows in the throughput.
             """)
 
     @Option(
@@ -64,6 +66,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Pace the synthetic source at this frame rate, as a live camera (frames may be dropped).")
     var fps: Double?
 
+    @Option(help: "Preview viewers to connect during the engine pass (0: none, so nothing is encoded).")
+    var previewViewers: Int = 0
+
     @Flag(help: "Print one JSON object instead of a summary.")
     var json = false
 
@@ -88,6 +93,7 @@ struct BenchCommand: ParsableCommand {
         }
         if frames < 1 || frames > 1_000_000 { throw ValidationError("--frames: \(frames) is outside 1...1000000") }
         if baselineFrames < 0 { throw ValidationError("--baseline-frames: must be 0 or more") }
+        if !(0...16).contains(previewViewers) { throw ValidationError("--preview-viewers: must be 0...16") }
         if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps: must be above 0 and at most 1000") }
         if fps != nil && input != nil { throw ValidationError("--fps paces synthetic frames only") }
         _ = try parsedSymbologies()
@@ -136,6 +142,8 @@ struct BenchCommand: ParsableCommand {
         let engine = ScanEngine(
             source: source, recognizers: [timed], options: .init(frameLimit: frames), logger: logger)
         engine.delegate = delegate
+        let viewers = PreviewViewers(engine.preview, count: previewViewers)
+        defer { viewers.finish() }
         let usageBefore = ResourceUsage.now()
         let started = MonotonicInstant.now()
         do {
@@ -146,6 +154,7 @@ struct BenchCommand: ParsableCommand {
         engine.waitUntilFinished()
         let wall = MonotonicInstant.now().since(started)
         let usage = ResourceUsage.now().since(usageBefore)
+        let preview = viewers.finish()
         let statistics = engine.statistics
         if case .error(let message) = delegate.stopReason {
             throw CommandFailure(status: ExitStatus.failed, message: message)
@@ -168,7 +177,7 @@ struct BenchCommand: ParsableCommand {
             wallSeconds: wall.milliseconds / 1000, paced: fps, recognizerNanoseconds: timed.nanoseconds,
             steadyOverheadNanoseconds: timed.steadyState(from: min(10, timed.starts.count / 4))?
                 .overheadNanosecondsPerFrame,
-            latencies: delegate.latencies, usage: usage, comparison: comparison)
+            latencies: delegate.latencies, usage: usage, preview: preview, comparison: comparison)
         if json {
             print(result.json())
         } else {
@@ -377,6 +386,7 @@ struct BenchResult {
     var steadyOverheadNanoseconds: Double?
     var latencies: [UInt64]
     var usage: ResourceUsage
+    var preview: PreviewViewers.Outcome
     var comparison: BenchComparison?
 
     var framesPerSecond: Double { Double(statistics.framesProcessed) / max(wallSeconds, 1e-9) }
@@ -412,6 +422,8 @@ struct BenchResult {
             String(format: "  peak memory      %.1f MiB", Double(usage.peakResidentBytes) / 1_048_576),
             "  drops            \(drops) (ring \(statistics.framesDroppedByRing), driver "
                 + "\(statistics.framesDroppedByDriver)), corrupt \(statistics.framesCorrupt)",
+            "  preview          \(preview.viewers) viewers, \(preview.framesEncoded) JPEGs encoded, "
+                + "\(preview.framesReceived) received",
         ]
         if let comparison {
             lines.append(
@@ -459,6 +471,9 @@ struct BenchResult {
             "droppedByRing": Int(statistics.framesDroppedByRing),
             "droppedByDriver": Int(statistics.framesDroppedByDriver),
             "corrupt": Int(statistics.framesCorrupt),
+            "previewViewers": preview.viewers,
+            "previewFramesEncoded": Int(preview.framesEncoded),
+            "previewFramesReceived": preview.framesReceived,
         ]
         if let paced { object["fps"] = paced }
         if let steadyOverheadNanoseconds { object["engineOverheadMs"] = steadyOverheadNanoseconds / 1e6 }
@@ -543,5 +558,52 @@ final class BenchProgress: @unchecked Sendable {
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let phase = label.withLock { $0 }
         FileHandle.standardError.write(Data("\r\u{1B}[K[\(bar)] \(count)/\(steps) \(phase)".utf8))
+    }
+}
+
+/// Viewers of the engine's live preview for `lumascan bench --preview-viewers`: each reads the preview's JPEGs on its
+/// own task, as `lumascan serve`'s `/preview.mjpg` does for a browser, and counts them.
+final class PreviewViewers: Sendable {
+    /// What the viewers saw.
+    struct Outcome {
+        /// Viewers connected.
+        var viewers: Int
+        /// JPEGs the preview encoded (0 with no viewer).
+        var framesEncoded: UInt64
+        /// JPEGs the viewers received, all together.
+        var framesReceived: Int
+    }
+
+    private let preview: PreviewTap
+    private let count: Int
+    private let received = Atomic<Int>(0)
+    private let tasks: Lock<[Task<Void, Never>]>
+
+    /// Connects `count` viewers to `preview` before this returns, so that the first frames already find them.
+    init(_ preview: PreviewTap, count: Int) {
+        self.preview = preview
+        self.count = count
+        tasks = Lock([])
+        for _ in 0..<count {
+            let frames = preview.frames()
+            let task = Task.detached {
+                for await _ in frames { self.received.add(1, ordering: .relaxed) }
+            }
+            tasks.withLock { $0.append(task) }
+        }
+    }
+
+    /// Disconnects the viewers (again, harmlessly) and says what they saw.
+    @discardableResult
+    func finish() -> Outcome {
+        preview.disconnectAll()
+        let running = tasks.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        return Outcome(
+            viewers: count, framesEncoded: preview.previewFramesEncoded,
+            framesReceived: received.load(ordering: .relaxed))
     }
 }

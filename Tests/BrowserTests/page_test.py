@@ -18,6 +18,10 @@ package). The checks, in order, each failing with a message that names it:
   4. a real mouse click on #btn-pause makes GET /api/status say "paused" and #scanning-state show it; #btn-resume
      brings back "scanning" (when scanning had stopped, #btn-start is clicked first);
   5. no JavaScript exception was thrown on the page.
+With --latency SECONDS it then measures, for that long, how late each report reaches the screen: the page notes the
+wall-clock time of the animation frame that paints each report (window.lumascan.shownTimes) and the report carries
+its frame's capture time on the engine's CLOCK_MONOTONIC, which this script relates to the wall clock (same machine).
+It prints the figures (and writes them to --latency-json FILE); it is a measurement, not a check.
 The test only relies on the contract (URLs, JSON fields, the page's ids and classes), not on any particular server.
 Exit status: 0 when every check passed, 1 when one failed, 2 when the browser could not be run.
 """
@@ -429,6 +433,53 @@ def check_controls(browser, base):
     press(browser, base, "btn-resume", "scanning")
 
 
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def measure_latency(browser, seconds):
+    """Capture-to-screen latency of the reports painted in the next `seconds`, in ms, overall and for results."""
+    browser.evaluate("window.lumascan.shownTimes.length = 0")
+    # The offset of the wall clock from CLOCK_MONOTONIC, read as close together as Python can.
+    offsets = []
+    for _ in range(5):
+        before = time.monotonic()
+        wall = time.time()
+        after = time.monotonic()
+        offsets.append((after - before, wall - (before + after) / 2))
+    offset = min(offsets)[1]
+    # The page keeps the last 512 reports: take them every 2 s (and at the end), emptying the page's list.
+    deadline = time.monotonic() + seconds
+    shown = []
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            break
+        time.sleep(min(2, deadline - now))
+        browser.pump()
+        shown += browser.evaluate("window.lumascan.shownTimes.splice(0)") or []
+    figures = {"seconds": seconds}
+    for name, kinds in (("reports", None), ("results", {"COMPLETED_RESULT"})):
+        latencies = [wall_ms - (capture + offset) * 1000 for capture, wall_ms, kind in shown
+                     if kinds is None or kind in kinds]
+        if not latencies:
+            figures[name] = {"count": 0}
+            continue
+        figures[name] = {"count": len(latencies), "p50": percentile(latencies, 0.5),
+                         "p90": percentile(latencies, 0.9), "max": max(latencies), "min": min(latencies)}
+    for name in ("reports", "results"):
+        f = figures[name]
+        if f["count"]:
+            log(f"latency: {name} {f['count']}: capture to screen p50 {f['p50']:.1f} ms, p90 {f['p90']:.1f} ms, "
+                f"min {f['min']:.1f} ms, max {f['max']:.1f} ms")
+        else:
+            log(f"latency: no {name} painted in {seconds} s")
+    if not figures["reports"]["count"]:
+        raise Failure(f"no report reached the page in {seconds} s of --latency")
+    return figures
+
+
 def run(options):
     executable = options.chromium or os.environ.get("CHROMIUM") or shutil.which("chromium") \
         or shutil.which("chromium-browser")
@@ -455,6 +506,11 @@ def run(options):
             browser.screenshot(options.screenshot)
             log(f"screenshot saved to {options.screenshot}")
         check_controls(browser, base)
+        if options.latency:
+            figures = measure_latency(browser, options.latency)
+            if options.latency_json:
+                with open(options.latency_json, "w") as out:
+                    json.dump(figures, out)
         browser.pump()
         if browser.exceptions:
             raise Failure("JavaScript exceptions on the page: " + "; ".join(browser.exceptions))
@@ -492,6 +548,9 @@ def main():
     parser.add_argument("--screenshot", metavar="FILE", help="save a PNG screenshot of the page after the checks")
     parser.add_argument("--token", help="a bearer token, given to the page as #token=…")
     parser.add_argument("--timeout", type=float, default=30, help="seconds to wait for the results (default 30)")
+    parser.add_argument("--latency", type=float, metavar="SECONDS",
+                        help="after the checks, measure capture-to-screen latency for this long (a measurement)")
+    parser.add_argument("--latency-json", metavar="FILE", help="write --latency's figures to FILE as JSON")
     parser.add_argument("--chromium", help="the Chromium executable (default: $CHROMIUM or chromium on PATH)")
     options = parser.parse_args()
     if not options.expect_text:

@@ -13,6 +13,7 @@
   const MAX_DETECTIONS = 32;     // polygons on screen at once, however fast detections come
   const STATUS_EVERY_MS = 10000; // api/status is read again this often (and after each reconnection or control)
   const TOKEN_KEY = "lumascan.token";
+  const MAX_SHOWN_TIMES = 512;   // reports kept in page.shownTimes
 
   const DISTANCE_TEXT = { tooFar: "move closer", ok: "ok", tooClose: "move back" };
   const SCANNING_AFTER = {
@@ -49,6 +50,10 @@
     connected: false,    // whether the event stream is open
     status: null,        // the last api/status answer
     busy: false,         // a control request is under way
+    // [captureTime (s, the engine's CLOCK_MONOTONIC), shownAt (ms, the wall clock), reportType] of the last reports,
+    // shownAt taken in the animation frame that paints what the report changed: with the two clocks related on the
+    // same machine, capture-to-screen latency (scripts/measure-kiosk.sh).
+    shownTimes: [],
   };
   window.lumascan = page;
 
@@ -272,6 +277,14 @@
 
   // --- Events. ---
 
+  function noteShown(event) {
+    if (!Number.isFinite(event.captureTime)) return;
+    requestAnimationFrame(() => {
+      page.shownTimes.push([event.captureTime, performance.timeOrigin + performance.now(), event.reportType]);
+      if (page.shownTimes.length > MAX_SHOWN_TIMES) page.shownTimes.shift();
+    });
+  }
+
   function handle(event) {
     if (!event || typeof event !== "object") return;
     const name = event.event;
@@ -288,6 +301,7 @@
         showDetection(event);
         break;
       case "report":
+        noteShown(event);
         if (event.guidance) showGuidance(event.guidance);
         if (event.reportType === "IN_PROGRESS") break;
         if (event.reportType === "COMPLETED_RESULT") {
