@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace lv_meter_detail {
@@ -351,16 +352,55 @@ void readMixedCounter(lv_meter &m, Reading &out) {
     cv::swap(m.smooth, m.keptSmooth);
 }
 
+namespace {
+
+/// Whether the decimal numbers `a` and `b` (`count` digits each) differ by one, modulo 10^count (a counter wraps).
+bool differByOne(const char *a, const char *b, int count) {
+    auto plusOne = [count](const char *from, const char *to) {
+        int i = count - 1;
+        while (i >= 0 && from[i] == '9' && to[i] == '0') --i;  // the drums the carry turns from 9 to 0
+        if (i < 0) return true;
+        if (to[i] != from[i] + 1) return false;
+        for (int k = 0; k < i; ++k)
+            if (to[k] != from[k]) return false;
+        return true;
+    };
+    return plusOne(a, b) || plusOne(b, a);
+}
+
+}  // namespace
+
 void withdrawDisputed(Reading &reading, const Reading &other) {
     if (reading.count == 0 || other.count == 0) return;
     const double pitch = double(reading.box.width) / reading.count;
     const double otherPitch = double(other.box.width) / other.count;
+    auto aligned = [&](int i, int j) {
+        return std::fabs((reading.box.x + (i + 0.5) * pitch) - (other.box.x + (j + 0.5) * otherPitch)) < 0.3 * pitch;
+    };
+    // Two readings whose last drums line up and whose digits from there back differ by one (...x99 and ...(x+1)00)
+    // disagree on one thing only, whether the last drum has turned far enough to read as its next digit: the drums
+    // the carry turns follow from that. Then only the last drum is in doubt, by as much as the other reading is sure
+    // of its own: its confidence becomes the mean of its own and the other's doubt.
+    const int overlap = std::min(reading.count, other.count);
+    if (aligned(reading.count - 1, other.count - 1) && overlap >= 2 &&
+        aligned(reading.count - overlap, other.count - overlap) &&
+        std::memcmp(reading.digits + reading.count - overlap, other.digits + other.count - overlap,
+                    size_t(overlap)) != 0 &&
+        differByOne(reading.digits + reading.count - overlap, other.digits + other.count - overlap, overlap)) {
+        const float otherLast = other.confidence[other.count - 1];
+        if (otherLast >= kDisputing) {
+            float &last = reading.confidence[reading.count - 1];
+            last = std::min(last, 0.5f * (last + (100 - otherLast)));
+            const float score = reading.score;
+            reading.finish();
+            reading.score = score;
+        }
+        return;
+    }
     bool changed = false;
     for (int i = 0; i < reading.count; ++i) {
-        const double x = reading.box.x + (i + 0.5) * pitch;
         for (int j = 0; j < other.count; ++j) {
-            const double y = other.box.x + (j + 0.5) * otherPitch;
-            if (std::fabs(x - y) < 0.3 * pitch && other.digits[j] != reading.digits[i] &&
+            if (aligned(i, j) && other.digits[j] != reading.digits[i] &&
                 other.confidence[j] >= kDisputing) {
                 reading.confidence[i] = 0;
                 changed = true;

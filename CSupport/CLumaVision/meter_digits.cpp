@@ -172,7 +172,9 @@ extern "C" int lv_drums_resolve(const float *probabilities, int count, lv_drum_r
                 double mass = 0;
                 for (int c = 0; c < kClasses; ++c) {
                     const double past = wrap10(c / 10.0 - r.digit + 0.1 + 1e-6) - 0.1;
-                    if (past <= LV_DRUM_LAST_CLEAR + 1e-6) mass += p[c];
+                    // The classes are a tenth apart: the margin keeps the class at LV_DRUM_LAST_CLEAR itself, which
+                    // the float constant (0.7f is a little under 0.7) would otherwise leave out.
+                    if (past <= LV_DRUM_LAST_CLEAR + 1e-3) mass += p[c];
                 }
                 r.confidence = float(std::min(1.0, mass));
                 r.ambiguous = mass < 0.5 ? 1 : 0;

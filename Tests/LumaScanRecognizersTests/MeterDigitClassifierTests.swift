@@ -292,13 +292,13 @@ struct RollingDrumTests {
 
     @Test("A last drum well past half-way is no sure digit: a tenth of error decides between it and the next")
     func lastNearTurnUnsure() throws {
-        // The network's positions are good to about a tenth; at 4.72 the truth may be 4.6 (a 4) or 4.8 (read as 5).
-        let drums = try Self.resolve([1, 2, 3, 4.72])
+        // The network's positions are good to about a tenth; at 4.76 the truth may be 4.7 (a 4) or 4.8 (read as 5).
+        let drums = try Self.resolve([1, 2, 3, 4.76])
         #expect(Self.text(drums) == "1234")
         #expect(drums[3].confidence < 0.6)
         #expect(drums[3].ambiguous == 1)
-        // Up to six tenths past a digit the last drum is sure of it.
-        let sure = try Self.resolve([1, 2, 3, 4.55])
+        // Up to seven tenths past a digit (LV_DRUM_LAST_CLEAR) the last drum is sure of it.
+        let sure = try Self.resolve([1, 2, 3, 4.62])
         #expect(Self.text(sure) == "1234")
         #expect(sure[3].confidence > 0.8 && sure[3].ambiguous == 0)
     }

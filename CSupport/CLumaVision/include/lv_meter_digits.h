@@ -72,7 +72,7 @@ typedef struct lv_drum_reading {
 #define LV_DRUM_ROLL_UP 0.2f
 /// The last drum's confidence is the probability of the positions from a tenth below its digit to this far (in
 /// digits) past it: between there and LV_DRUM_ROLL_UP before the next digit, the reading is no sure digit.
-#define LV_DRUM_LAST_CLEAR 0.6f
+#define LV_DRUM_LAST_CLEAR 0.7f
 
 /// Turns the probabilities of `count` drums (`count` x LV_DIGIT_CLASSES floats, left to right) into digits with the
 /// carry rule of a roller counter, right to left: the last drum reads as its lower digit until the next is mostly
