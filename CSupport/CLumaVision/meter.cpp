@@ -114,11 +114,16 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
             readMixedCounter(m, counters[2]);
             keepBetter(counter, counters[2]);
             // Still unsure: the drums the digit network finds along each row found, at its height and scaled.
-            const DrumRow *rows[3];
+            const DrumRow *rows[4];
             int count = 0;
             if (m.haveMixedDrums) rows[count++] = &m.mixedDrums;
             for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark)
                 if (haveDrums[lightOnDark]) rows[count++] = &drums[lightOnDark];
+            // Nothing read yet in this frame (its stroke maps show no row, or rows the grid checks refuse: noise, a
+            // drum of the other polarity splitting the row): the counter is most likely where the last frames read
+            // it, a camera moving little from frame to frame.
+            if (counter.count == 0)
+                if (const DrumRow *prior = priorRow(m)) rows[count++] = prior;
             scanCounter(m, rows, count, counter);
         }
         // Another reading that puts another digit where the chosen one reads a drum disputes that drum (each reading
@@ -138,6 +143,7 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
             // is, not whether the display is a counter. So in auto mode it overrules a seven-segment reading only as
             // above, or one that is unsure.
             keepBetter(best, counter);
+        if (m.mode == LV_METER_MODE_COUNTER) rememberRow(m, best);
         if (best.count == 0) return 0;
         const double back = 1 / m.scale;  // working pixels to image pixels
         result->digit_count = best.count;

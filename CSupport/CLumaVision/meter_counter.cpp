@@ -99,6 +99,7 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     out.count = count;
     out.box = cv::Rect(int(drums.origin + lo * drums.pitch - drums.pitch / 2), int(row.top), int(count * drums.pitch),
                        int(h));
+    out.place = RowPlace{row.centre, h, row.slope, row.x0};
     out.finish();
     out.score = float(sum);
     return GridVerdict::read;
@@ -412,6 +413,30 @@ void withdrawDisputed(Reading &reading, const Reading &other) {
         reading.finish();
         reading.score = score;
     }
+}
+
+void rememberRow(lv_meter &m, const Reading &best) {
+    if (best.mode == LV_METER_MODE_COUNTER && best.count >= kMinDrums && best.readingConfidence >= kPriorConfidence &&
+        best.place.height > 0) {
+        m.prior = best.place;
+        m.priorAge = 0;
+        m.priorSize = m.smooth.size();
+    } else if (m.priorAge >= 0 && ++m.priorAge > kPriorFrames) {
+        m.priorAge = -1;
+    }
+}
+
+const DrumRow *priorRow(lv_meter &m) {
+    if (m.priorAge < 0 || m.priorSize != m.smooth.size()) return nullptr;
+    Row &row = m.priorDrums.row;
+    row.members.clear();
+    row.centre = m.prior.centre;
+    row.height = m.prior.height;
+    row.top = row.centre - row.height / 2;
+    row.bottom = row.centre + row.height / 2;
+    row.slope = m.prior.slope;
+    row.x0 = m.prior.x0;
+    return &m.priorDrums;
 }
 
 void keepBetter(Reading &best, const Reading &candidate) {

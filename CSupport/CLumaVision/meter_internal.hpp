@@ -105,6 +105,10 @@ constexpr double kDigitMass = 0.5;
 
 /// A drum that the other polarity reads as another digit with at least this confidence (percent) is disputed.
 constexpr float kDisputing = 60;
+/// A counter reading this confident leaves its row for the next frames to scan when they find none (rememberRow).
+constexpr float kPriorConfidence = 60;
+/// How many frames a remembered row stays: about half a second of a camera's frames.
+constexpr int kPriorFrames = 5;
 
 /// Counters have at least this many drums: a grid of fewer is a part of one (or a digit that is no counter's).
 constexpr int kMinDrums = 3;
@@ -136,6 +140,11 @@ struct DrumRow {
     int font = 0;  // the templates the whole digits match best
 };
 
+/// Where a row of digits lies, without its blobs (copied from frame to frame without allocating).
+struct RowPlace {
+    double centre = 0, height = 0, slope = 0, x0 = 0;
+};
+
 /// One reading in progress.
 struct Reading {
     int count = 0;
@@ -149,6 +158,7 @@ struct Reading {
     float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
     uint32_t ambiguous = 0;  // counter: bit i set when drum i stands between two digits no carry explains
     cv::Rect box;
+    RowPlace place;  // counter: the row the drums were read on, in working pixels
 
     void finish() {
         digits[count] = 0;
@@ -237,6 +247,12 @@ struct lv_meter {
     DrumRow mixedDrums;
     bool haveMixedDrums = false;
     Row scanRow;
+    // Counter reader: the row of the last confident counter reading (priorAge frames ago, -1: none) in a working image
+    // of priorSize, scanned in a frame whose own stroke maps show no row (rememberRow, priorRow).
+    lv_meter_detail::RowPlace prior;
+    int priorAge = -1;
+    cv::Size priorSize;
+    DrumRow priorDrums;
     // Counter reader: the digit network's clarity and digit mass along a row and the steps between its peaks
     // (scanDrums).
     std::vector<double> scanClarity, scanMass, scanSteps;
@@ -341,6 +357,11 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
 /// where the row's height and centre come out a little differently) reads as another digit: the network is sure of
 /// many a digit it sees in a window a few pixels off, and two windows that disagree cannot both be right.
 void withdrawDisputed(Reading &reading, const Reading &other);
+/// Camera frames follow each other closely: remembers the row of `best` when it is a confident counter reading (at
+/// least kPriorConfidence), and forgets a remembered row kPriorFrames frames later.
+void rememberRow(lv_meter &m, const Reading &best);
+/// The remembered row as drums to scan (m.priorDrums), or nullptr when there is none for a working image of this size.
+const DrumRow *priorRow(lv_meter &m);
 /// Keeps `candidate` when it beats `best`: the higher reading confidence, then the higher total.
 void keepBetter(Reading &best, const Reading &candidate);
 
