@@ -256,6 +256,7 @@ struct lv_meter {
     // Counter reader: the digit network's clarity and digit mass along a row and the steps between its peaks
     // (scanDrums).
     std::vector<double> scanClarity, scanMass, scanSteps;
+    int scanDigitWindows = 0;  // the last scan's windows that saw a digit
 
     lv_meter() = default;
     lv_meter(const lv_meter &) = delete;
