@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 namespace lv_meter_detail {
@@ -375,24 +374,6 @@ void readMixedCounter(lv_meter &m, Reading &out) {
     cv::swap(m.smooth, m.keptSmooth);
 }
 
-namespace {
-
-/// Whether the decimal numbers `a` and `b` (`count` digits each) differ by one, modulo 10^count (a counter wraps).
-bool differByOne(const char *a, const char *b, int count) {
-    auto plusOne = [count](const char *from, const char *to) {
-        int i = count - 1;
-        while (i >= 0 && from[i] == '9' && to[i] == '0') --i;  // the drums the carry turns from 9 to 0
-        if (i < 0) return true;
-        if (to[i] != from[i] + 1) return false;
-        for (int k = 0; k < i; ++k)
-            if (to[k] != from[k]) return false;
-        return true;
-    };
-    return plusOne(a, b) || plusOne(b, a);
-}
-
-}  // namespace
-
 void withdrawDisputed(Reading &reading, const Reading &other) {
     if (reading.count == 0 || other.count == 0) return;
     const double pitch = double(reading.box.width) / reading.count;
@@ -407,9 +388,7 @@ void withdrawDisputed(Reading &reading, const Reading &other) {
     const int overlap = std::min(reading.count, other.count);
     if (aligned(reading.count - 1, other.count - 1) && overlap >= 2 &&
         aligned(reading.count - overlap, other.count - overlap) &&
-        std::memcmp(reading.digits + reading.count - overlap, other.digits + other.count - overlap,
-                    size_t(overlap)) != 0 &&
-        differByOne(reading.digits + reading.count - overlap, other.digits + other.count - overlap, overlap)) {
+        lv_drums_one_apart(reading.digits + reading.count - overlap, other.digits + other.count - overlap, overlap)) {
         const float otherLast = other.confidence[other.count - 1];
         if (otherLast >= kDisputing) {
             float &last = reading.confidence[reading.count - 1];

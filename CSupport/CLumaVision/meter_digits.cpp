@@ -194,3 +194,18 @@ extern "C" int lv_drums_resolve(const float *probabilities, int count, lv_drum_r
         return count;
     });
 }
+
+extern "C" int lv_drums_one_apart(const char *a, const char *b, int count) {
+    if (!a || !b || count <= 0) return 0;
+    // `to` is `from` plus one: the drums the carry turns from 9 to 0 at the right, one drum one more, the rest equal.
+    auto plusOne = [count](const char *from, const char *to) {
+        int i = count - 1;
+        while (i >= 0 && from[i] == '9' && to[i] == '0') --i;
+        if (i < 0) return true;  // every drum turned: 99...9 to 00...0, a counter wrapping round
+        if (from[i] < '0' || from[i] > '8' || to[i] != from[i] + 1) return false;
+        for (int k = 0; k < i; ++k)
+            if (to[k] != from[k]) return false;
+        return true;
+    };
+    return plusOne(a, b) || plusOne(b, a) ? 1 : 0;
+}

@@ -303,6 +303,27 @@ struct RollingDrumTests {
         #expect(sure[3].confidence > 0.8 && sure[3].ambiguous == 0)
     }
 
+    @Test("Readings one count apart, the carry included, and readings that are not")
+    func oneApart() {
+        func apart(_ a: String, _ b: String) -> Bool {
+            precondition(a.utf8.count == b.utf8.count)
+            return lv_drums_one_apart(a, b, Int32(a.utf8.count)) == 1
+        }
+        for (a, b) in [("1234", "1235"), ("0899", "0900"), ("1299", "1300"), ("999", "000"), ("09", "10")] {
+            #expect(apart(a, b), "\(a) and \(b)")
+            #expect(apart(b, a), "\(b) and \(a)")
+        }
+        for (a, b) in [
+            ("1234", "1234"), ("1234", "1236"), ("1290", "1300"), ("0899", "1900"), ("1999", "2001"),
+            ("0990", "1000"), ("19", "2:"),
+        ] {
+            #expect(!apart(a, b), "\(a) and \(b)")
+            #expect(!apart(b, a), "\(b) and \(a)")
+        }
+        #expect(lv_drums_one_apart(nil, "1", 1) == 0)
+        #expect(lv_drums_one_apart("1", "2", 0) == 0)
+    }
+
     @Test("Bad arguments")
     func badArguments() {
         var out = [lv_drum_reading](repeating: lv_drum_reading(), count: 1)

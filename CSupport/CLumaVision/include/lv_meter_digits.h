@@ -83,6 +83,12 @@ typedef struct lv_drum_reading {
 /// `out[0..count)`; returns `count` or -EINVAL.
 int lv_drums_resolve(const float *probabilities, int count, lv_drum_reading *out);
 
+/// 1 when the readings `a` and `b` of a counter (`count` ASCII digits each) are one count apart, one way or the
+/// other ("0899" and "0900", "1234" and "1235", "999" and "000": a counter wraps round); 0 otherwise (equal readings
+/// included). Two readings of one frame that are one count apart disagree only on whether the last drum has turned
+/// to its next digit: the drums the carry turns follow from that.
+int lv_drums_one_apart(const char *a, const char *b, int count);
+
 #ifdef __cplusplus
 }
 #endif
