@@ -32,7 +32,9 @@ targets=("$@")
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 
 # Objects are instrumented for coverage (fuzzer-no-link) and checked by the sanitizers; undefined behaviour aborts.
-sanitize=(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
+# The meter reader's arithmetic kernels are left out of the coverage instrumentation (Fuzz/coverage-ignore.txt says why).
+sanitize=(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1
+  -fsanitize-coverage-ignorelist=Fuzz/coverage-ignore.txt)
 includes=(-ICSupport/CLumaVision/include -ICSupport/CLumaVision -ICSupport/OpenCV/include
   -ICSupport/CLumaCapture/include $(pkg-config --cflags-only-I zbar libpng libturbojpeg libwebp libtiff-4))
 libraries=(-lopencv_core -lopencv_imgproc -lopencv_dnn -lZXing -lzbar -lpng16 -lturbojpeg -lwebp -ltiff -lgif)
@@ -49,6 +51,7 @@ meter=(meter meter_image meter_digital meter_drums meter_counter meter_templates
 stale() {  # source object
   local source=$1 object=$2 dependency
   [[ ! -f $object || ! -f $object.d || $source -nt $object || scripts/fuzz.sh -nt $object ]] && return 0
+  [[ Fuzz/coverage-ignore.txt -nt $object ]] && return 0
   for dependency in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$object.d"); do
     [[ $dependency -nt $object ]] && return 0
   done
