@@ -149,6 +149,73 @@ struct MeterRecognizerTests {
         #expect(recognizer.completedReading == nil)
     }
 
+    /// A sharp and a faint frame of the same seven-segment display, and the confidence each is read with.
+    private func sharpAndFaint(_ fixture: MeterFixture) throws -> (
+        sharp: SyntheticMeter, faint: SyntheticMeter, sharpConfidence: Double, faintConfidence: Double
+    ) {
+        let sharp = fixture.meter(seed: 3, kind: .digital).clean().withText("123456")
+        // Unlit segments nearly as dark as lit ones: the same digits, read with less confidence.
+        var faint = sharp
+        faint.parameters.unlit = 0.42
+        let probe = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        _ = fixture.process(sharp, index: 0, with: probe)
+        let sharpReading = try #require(probe.lastReading)
+        _ = fixture.process(faint, index: 1, with: probe)
+        let faintReading = try #require(probe.lastReading)
+        try #require(sharpReading.text == "123456" && faintReading.text == "123456")
+        try #require(
+            faintReading.confidence >= 10 && sharpReading.confidence >= faintReading.confidence / 0.75 + 2,
+            "sharp \(sharpReading.confidence), faint \(faintReading.confidence)")
+        return (sharp, faint, sharpReading.confidence, faintReading.confidence)
+    }
+
+    @Test("Frames just below minConfidence count for a reading a confident frame set, and only then")
+    func supportingFrames() throws {
+        let fixture = try MeterFixture()
+        let (sharp, faint, _, faintConfidence) = try sharpAndFaint(fixture)
+        // minConfidence just above the faint frames' confidence: they are below it, but within three quarters.
+        let minConfidence = Int(faintConfidence) + 1
+        #expect(faintConfidence >= MeterRecognizer.supportingFraction * Double(minConfidence))
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter, minConfidence: minConfidence), cutout: MeterFixture.cutout,
+            logger: logger)
+        // Faint frames first: they start nothing, however many there are.
+        for index in 0..<4 {
+            let reports = fixture.process(faint, index: UInt64(index), with: recognizer)
+            #expect(recognizer.lastReading?.status == .belowConfidence, "frame \(index)")
+            #expect(reports.first?.reportType == .inProgress, "frame \(index)")
+        }
+        _ = fixture.process(sharp, index: 4, with: recognizer)
+        #expect(recognizer.lastReading?.status == .stabilising(count: 1))
+        // After the confident frame each faint one counts: the third frame of the reading completes it.
+        _ = fixture.process(faint, index: 5, with: recognizer)
+        #expect(recognizer.lastReading?.status == .belowConfidence)
+        let reports = fixture.process(faint, index: 6, with: recognizer)
+        #expect(reports.first?.reportType == .completedResult && reports.first?.text == "123456")
+        #expect(recognizer.completedReading?.status == .completed)
+    }
+
+    @Test("Frames far below minConfidence do not count for a reading a confident frame set")
+    func weakFramesDoNotCount() throws {
+        let fixture = try MeterFixture()
+        let (sharp, faint, _, faintConfidence) = try sharpAndFaint(fixture)
+        // minConfidence with the faint frames' confidence under three quarters of it.
+        let minConfidence = Int(faintConfidence / MeterRecognizer.supportingFraction) + 2
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter, minConfidence: minConfidence), cutout: MeterFixture.cutout,
+            logger: logger)
+        _ = fixture.process(sharp, index: 0, with: recognizer)
+        #expect(recognizer.lastReading?.status == .stabilising(count: 1))
+        for index in 1..<5 {
+            let reports = fixture.process(faint, index: UInt64(index), with: recognizer)
+            #expect(recognizer.lastReading?.status == .belowConfidence, "frame \(index)")
+            #expect(reports.first?.reportType == .inProgress, "frame \(index)")
+        }
+        _ = fixture.process(sharp, index: 5, with: recognizer)
+        #expect(recognizer.lastReading?.status == .stabilising(count: 2))
+    }
+
     @Test("A counter drum half-way between two digits with nothing carrying it is marked ambiguous, never completed")
     func ambiguousDrum() throws {
         let fixture = try MeterFixture()
