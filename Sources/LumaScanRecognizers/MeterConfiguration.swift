@@ -45,8 +45,9 @@ public struct MeterConfiguration: Hashable, Sendable, Codable {
     /// Default: `nil`.
     public var validationRegex: String?
     /// How many confident readings in a row (each at or above `minConfidence` and valid) must agree before the reading
-    /// is completed; frames without a confident reading in between neither count nor break the row (JSON:
-    /// `consecutiveFrames`, a LumaScan extension).
+    /// is completed; frames without a confident reading in between neither count nor break the row, except that a
+    /// frame reading the same digits at three quarters of `minConfidence` or more counts once a confident frame has
+    /// read them (``MeterRecognizer/supportingFraction``) (JSON: `consecutiveFrames`, a LumaScan extension).
     ///
     /// Default: 3.
     public var consecutiveFrames: Int
