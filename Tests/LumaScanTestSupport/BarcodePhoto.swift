@@ -209,7 +209,8 @@ public struct BarcodePhoto: Sendable {
         canvas.addNoise(sigma: noise, seed: seed &+ 7)
         guard let jpegQuality else { return Developed(image: canvas.image, corners: allCorners, jpeg: nil) }
         let jpeg = Self.jpeg(canvas.image, quality: jpegQuality)
-        return Developed(image: Self.decode(jpeg), corners: allCorners, jpeg: jpeg)
+        guard let image = Self.decode(jpeg) else { preconditionFailure("JPEG decoding failed") }
+        return Developed(image: image, corners: allCorners, jpeg: jpeg)
     }
 
     /// `image` as a grey JPEG file of `quality`.
@@ -227,14 +228,14 @@ public struct BarcodePhoto: Sendable {
         return Array(bytes.prefix(length))
     }
 
-    /// Decodes JPEG bytes as LumaScan reads image files (CLumaVision's codecs).
-    static func decode(_ jpeg: [UInt8]) -> LumaImage {
+    /// Decodes image file bytes (JPEG, PNG, ...) to grey as LumaScan reads image files (CLumaVision's codecs); `nil`
+    /// when they do not decode.
+    static func decode(_ bytes: [UInt8]) -> LumaImage? {
         var decoded: OpaquePointer?
-        let status = jpeg.withUnsafeBufferPointer { lv_image_decode_grey($0.baseAddress, $0.count, &decoded) }
-        guard status == 0, let decoded, let pixels = lv_image_pixels(decoded) else {
-            preconditionFailure("JPEG decoding failed: \(status)")
-        }
+        let status = bytes.withUnsafeBufferPointer { lv_image_decode_grey($0.baseAddress, $0.count, &decoded) }
+        guard status == 0, let decoded else { return nil }
         defer { lv_image_destroy(decoded) }
+        guard let pixels = lv_image_pixels(decoded) else { return nil }
         let (w, h) = (Int(lv_image_width(decoded)), Int(lv_image_height(decoded)))
         return LumaImage(width: w, height: h, pixels: Array(UnsafeBufferPointer(start: pixels, count: w * h)))
     }

@@ -1,4 +1,4 @@
-// barcode-corpus: writes BarcodeRealWorldCorpus to a folder, and scores command-line readers' output on a corpus
+// barcode-corpus: writes BarcodeRealWorldCorpus (or the bundled samples) to a folder, and scores command-line readers' output on a corpus
 // folder against its truth.tsv. scripts/compare-barcodes.sh runs both around zbarimg, ZXingReader and lumascan.
 import Foundation
 import LumaScanCore
@@ -7,6 +7,8 @@ import LumaScanTestSupport
 let usage = """
     usage: barcode-corpus write DIR
                writes every photo (PNG, JPEG for the jpeg-* folders) to DIR/<symbology>/<condition>/ and DIR/truth.tsv
+           barcode-corpus samples DIR
+               writes the bundled sample images (BundledSamples; Samples/ in the repository) to DIR
            barcode-corpus score DIR ZBARIMG ZXINGREADER LUMASCAN
                prints per folder of DIR (which holds truth.tsv) the images each reader read and its misreads, from
                zbarimg's and ZXingReader's block files and lumascan's JSON lines (see ReaderOutput)
@@ -66,6 +68,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch (arguments.first, arguments.count) {
     case ("write", 2): try write(to: arguments[1])
+    case ("samples", 2): for path in try BundledSamples.write(to: arguments[1]) { print("wrote \(path)") }
     case ("score", 5): try score(arguments[1], zbarimg: arguments[2], zxingReader: arguments[3], lumascan: arguments[4])
     default: fail(usage)
     }
