@@ -143,6 +143,7 @@ let package = Package(
             name: "LumaScanTestSupport",
             dependencies: [
                 "LumaScanCore", "LumaScanBenchKit", "CLumaVision", "CLumaBenchKit", "CLumaTestCodecs", "CLumaTestKit",
+                logging,
             ],
             path: "Tests/LumaScanTestSupport"),
         // Writes the real-world barcode corpus to a folder and scores peers' reads of it
@@ -163,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "LumaScanServerTests",
             dependencies: [
-                "LumaScanServer", "LumaScan", "LumaScanBenchKit", "CLumaCapture", logging, metrics,
+                "LumaScanServer", "LumaScan", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaCapture", logging, metrics,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -1,5 +1,6 @@
 import Foundation
 import LumaScanCore
+import LumaScanTestSupport
 import Testing
 
 @testable import LumaScanCapture

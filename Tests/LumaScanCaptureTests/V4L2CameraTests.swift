@@ -1,5 +1,6 @@
 import CV4L2
 import LumaScanCore
+import LumaScanTestSupport
 import Synchronization
 import Testing
 

@@ -4,8 +4,6 @@ import LumaScanRecognizers
 import LumaScanTestSupport
 import Testing
 
-let testLogger = Logger(label: "lumascan.tests.recognizers")
-
 /// Every symbology read in a single frame (no consistency wait).
 let singleFrame = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, 1) })
 

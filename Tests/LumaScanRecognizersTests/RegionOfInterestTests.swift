@@ -1,6 +1,7 @@
 import Foundation
 import LumaScanCore
 import LumaScanRecognizers
+import LumaScanTestSupport
 import Testing
 
 @Suite("RegionOfInterest")

@@ -3,14 +3,13 @@ import Foundation
 import Logging
 import LumaScan
 import LumaScanBenchKit
+import LumaScanTestSupport
 import Prometheus
 import ServiceLifecycle
 import Synchronization
 import Testing
 
 @testable import LumaScanServer
-
-let testLogger = Logger(label: "lumascan.server.tests")
 
 /// Waits for `condition`, checking every 20 ms, for at most `seconds` (generous: the machine may be busy).
 func eventually(_ seconds: Double = 600, _ condition: () async throws -> Bool) async throws -> Bool {

@@ -1,4 +1,5 @@
 import LumaScan
+import LumaScanTestSupport
 import ServiceLifecycle
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import LumaScan
+import LumaScanTestSupport
 import Synchronization
 import Testing
 
