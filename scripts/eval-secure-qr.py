@@ -23,6 +23,8 @@ Each scene has one expected state, by construction:
 - OK: a secure issuer code at 2.6-5 px per CDP cell (within what the frame holds), sharp;
 - TOO_SMALL: a secure issuer code at 0.9-1.5 px per cell, sharp;
 - BLURRY: a secure issuer code at 2.6-5 px per cell, Gaussian blur of 0.45-0.8 cell or motion blur of 2-3.5 cells;
+- BLURRY_UNDECODABLE: the same, blurred about as far as decoding fails (Gaussian 1.4-2.6 cells, 0.35-0.65 module, or motion 6-13 cells); BLURRY is
+  expected (the "hold still" guidance for a code no reader decodes);
 - NOT_PROPRIETARY: a qrencode code on another domain, 5-14 px per module;
 - NO_AUTH: an issuer code without a secure graphic (generator or qrencode), 10-16 px per module;
 - FP_NOT_IN_FRAME: a hybrid issuer code whose fingerprint zone runs off the frame's right edge;
@@ -30,7 +32,8 @@ Each scene has one expected state, by construction:
 
 TOO_SMALL and BLURRY scenes count towards their targets only when the code is decodable at full resolution: zbarimg
 or ZXingReader (the readers' own tools) decodes the scene's middle frame, as delivered (after JPEG). The others
-are listed as "not decodable" apart.
+are listed apart ("set apart"). BLURRY_UNDECODABLE scenes count only when neither decodes it; those that one does are
+set apart.
 
 A scene's outcome is its COMPLETED_RESULT's state when it completes, else the most frequent state of its IN_PROGRESS
 reports; its smoothed outcome is the most frequent `guidance.steadyState` of the reports. Per frame, a report is right
@@ -58,7 +61,12 @@ ISSUER = "https://scan.example.com/q/"
 OTHER = "https://shop.example.org/item/"
 PRINT_MODULE_PX = 16  # the generated codes' pixels per module (4 per CDP cell): the print the camera sees
 CELLS_PER_MODULE = 4
-STATES = ["OK", "TOO_SMALL", "BLURRY", "NOT_PROPRIETARY", "NO_AUTH", "FP_NOT_IN_FRAME", "UNREADABLE"]
+STATES = ["OK", "TOO_SMALL", "BLURRY", "BLURRY_UNDECODABLE", "NOT_PROPRIETARY", "NO_AUTH", "FP_NOT_IN_FRAME",
+          "UNREADABLE"]
+# The state a scene kind expects (BLURRY_UNDECODABLE scenes expect BLURRY).
+EXPECTED_STATE = {"BLURRY_UNDECODABLE": "BLURRY"}
+# The blurred scene kinds' Gaussian sigma and motion length ranges, in CDP cells.
+BLUR_CELLS = {"BLURRY": ((0.45, 0.8), (2, 3.5)), "BLURRY_UNDECODABLE": ((1.4, 2.6), (6, 13))}
 SIZES = [(1280, 720), (1920, 1080)]
 
 
@@ -239,14 +247,16 @@ def plan(rng, expected, w, h, print_modules):
         p["modulePx"] = CELLS_PER_MODULE * rng.uniform(0.9, 1.5)
         p["sigma"] = rng.uniform(0.3, 0.7)
         p["tilt"] = 20.0
-    elif expected == "BLURRY":
+    elif expected in BLUR_CELLS:
+        # Gaussian (sigma) or motion (length) blur, in CDP cells.
+        gaussian, motion = BLUR_CELLS[expected]
         p["modulePx"] = CELLS_PER_MODULE * rng.uniform(2.6, min(5.0, max_module / CELLS_PER_MODULE))
         cell = p["modulePx"] / CELLS_PER_MODULE
         if rng.random() < 0.5:
-            p["sigma"] = cell * rng.uniform(0.45, 0.8)
+            p["sigma"] = cell * rng.uniform(*gaussian)
         else:
             p["blur"] = "motion"
-            p["motion"] = cell * rng.uniform(2, 3.5)
+            p["motion"] = cell * rng.uniform(*motion)
             p["motionAngle"] = rng.uniform(0, math.pi)
     elif expected == "NOT_PROPRIETARY":
         p["modulePx"] = rng.uniform(5, min(14, max_module))
@@ -273,7 +283,7 @@ def make_scene(rng, expected, lumascan, work, index):
     quiet = 4  # modules of quiet zone qrencode draws (-m 4)
     origin = (quiet * PRINT_MODULE_PX, quiet * PRINT_MODULE_PX)
     payload = ISSUER + f"S{index:05d}"
-    if expected in ("OK", "TOO_SMALL", "BLURRY"):
+    if expected in ("OK", "TOO_SMALL", "BLURRY", "BLURRY_UNDECODABLE"):
         hybrid = bool(rng.random() < 0.3)
         if hybrid and expected != "TOO_SMALL":
             w, h = SIZES[1]  # the wide hybrid label at 2.6-5 px per cell needs a 1080p frame
@@ -440,19 +450,24 @@ def main():
             reports = scan(args.lumascan, configs[key], recording)
             got = outcome(reports)
             smoothed = smoothed_outcome(reports)
+            state = EXPECTED_STATE.get(expected, expected)
             if expected in ("TOO_SMALL", "BLURRY") and not decodable(work, middle):
                 row["undecodable"] += 1
                 row["undecodableOutcomes"][got] += 1
                 verdict = "not decodable"
+            elif expected == "BLURRY_UNDECODABLE" and decodable(work, middle):
+                row["undecodable"] += 1
+                row["undecodableOutcomes"][got] += 1
+                verdict = "decodable"
             else:
                 row["scenes"] += 1
-                row["right"] += got == expected
-                row["smoothed"] += smoothed == expected
+                row["right"] += got == state
+                row["smoothed"] += smoothed == state
                 row["frames"] += len(reports)
-                row["framesRight"] += sum(r["state"] == expected for r in reports)
-                if got != expected:
+                row["framesRight"] += sum(r["state"] == state for r in reports)
+                if got != state:
                     row["wrong"][got] += 1
-                verdict = "right" if got == expected else "WRONG"
+                verdict = "right" if got == state else "WRONG"
             if args.verbose or verdict == "WRONG":
                 states = "".join(r["state"][0] if r["state"] != "NO_AUTH" else "A" for r in reports)
                 detail = f"{p['blur']} σ {p['sigma']:.2f}" if p["blur"] == "gaussian" else f"motion {p['motion']:.1f}"
@@ -463,7 +478,7 @@ def main():
             if not args.keep:
                 os.remove(recording)
     print()
-    print("| expected | per scene | smoothed per scene | per frame | not decodable (outcomes) |")
+    print("| expected | per scene | smoothed per scene | per frame | set apart (outcomes) |")
     print("|---|---|---|---|---|")
     for expected, row in rows.items():
         n = row["scenes"]

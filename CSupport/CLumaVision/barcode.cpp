@@ -235,24 +235,22 @@ bool may_hold_qr(const cv::Mat &plane, lv::qr_finder::Scratch &finder) {
     return false;
 }
 
-/// Reads the full-resolution frame (`width` x `height`) around the code-shaped groups of the shrunk plane's finder
-/// candidates (in `s->finder`, found on the ROI shrunk by `f`): up to kMaxGroups triples that make a code's corner (best
-/// first, no candidate used twice), each cropped with its fourth corner and 6 modules around, read by zbar and, when
-/// zbar reads nothing there, by ZXing-C++. Returns the number of codes read; `groups` receives how many groups were
-/// read.
-int read_finder_groups(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi,
-                       int f, int &groups) {
+/// A code-shaped group of three finder candidates (indices into `s->finder.candidates`, `corner` the one at the
+/// right angle).
+struct FinderGroup {
+    int corner = -1, a = -1, b = -1;
+};
+
+/// Picks up to kMaxGroups triples of the finder candidates in `s->finder` that make a code's corner (corner_score;
+/// best first, no candidate used twice, each confirmed on kGroupMinHits rows or more) into `groups`; returns how many.
+int finder_groups(lv_barcode_scanner *s, FinderGroup *groups) {
     const auto &all = s->finder.candidates;
-    struct Triple {
-        double score;
-        int corner, a, b;
-    };
-    Triple best[kMaxGroups];
-    groups = 0;
+    int count = 0;
     std::vector<bool> &used = s->finder_used;
     used.assign(all.size(), false);
     for (int round = 0; round < kMaxGroups; ++round) {
-        Triple found{-1, -1, -1, -1};
+        double best = -1;
+        FinderGroup found;
         for (size_t c = 0; c < all.size(); ++c) {
             if (used[c] || all[c].hits < kGroupMinHits) continue;
             for (size_t a = 0; a < all.size(); ++a) {
@@ -260,15 +258,52 @@ int read_finder_groups(lv_barcode_scanner *s, const uint8_t *luma, int width, in
                 for (size_t b = a + 1; b < all.size(); ++b) {
                     if (b == c || used[b] || all[b].hits < kGroupMinHits) continue;
                     double score = corner_score(all[c], all[a], all[b]);
-                    if (score >= 0 && (found.score < 0 || score < found.score))
-                        found = Triple{score, int(c), int(a), int(b)};
+                    if (score >= 0 && (best < 0 || score < best)) {
+                        best = score;
+                        found = FinderGroup{int(c), int(a), int(b)};
+                    }
                 }
             }
         }
-        if (found.score < 0) break;
+        if (best < 0) break;
         used[size_t(found.corner)] = used[size_t(found.a)] = used[size_t(found.b)] = true;
-        best[groups++] = found;
+        groups[count++] = found;
     }
+    return count;
+}
+
+/// Notes the code each group would be (lv_barcode_scanner_unread_qr) on the plane whose ROI part `area` the finder
+/// search ran on, `map` taking that plane's pixels to the frame's: the three finder centres are a code's module
+/// centres (3.5, 3.5), (n - 3.5, 3.5) and (3.5, n - 3.5), so its corners lie 3.5 modules beyond them along both sides.
+void note_unread_groups(lv_barcode_scanner *s, const FinderGroup *groups, int count, cv::Point area, Mapping map) {
+    const auto &all = s->finder.candidates;
+    s->unread_qr_count = 0;
+    for (int g = 0; g < count && g < 2; ++g) {
+        const auto &c = all[size_t(groups[g].corner)], &a = all[size_t(groups[g].a)], &b = all[size_t(groups[g].b)];
+        const double module = (c.module + a.module + b.module) / 3;
+        const double ux = a.x - c.x, uy = a.y - c.y, vx = b.x - c.x, vy = b.y - c.y;
+        const double lu = std::hypot(ux, uy), lv = std::hypot(vx, vy);
+        // Half a finder (3.5 modules) along each side, as a share of the side between the centres.
+        const double ku = 3.5 * module / lu, kv = 3.5 * module / lv;
+        const double xs[4] = {c.x - ku * ux - kv * vx, a.x + ku * ux - kv * vx, a.x + b.x - c.x + ku * ux + kv * vx,
+                              b.x - ku * ux + kv * vx};
+        const double ys[4] = {c.y - ku * uy - kv * vy, a.y + ku * uy - kv * vy, a.y + b.y - c.y + ku * uy + kv * vy,
+                              b.y - ku * uy + kv * vy};
+        float *out = s->unread_qr[s->unread_qr_count++];
+        for (int i = 0; i < 4; ++i) {
+            out[2 * i] = map.x(xs[i] + area.x);
+            out[2 * i + 1] = map.y(ys[i] + area.y);
+        }
+        out[8] = float(module * map.scale_x);
+    }
+}
+
+/// Reads the full-resolution frame (`width` x `height`) around `groups` of the shrunk plane's finder candidates (in
+/// `s->finder`, found on the ROI shrunk by `f`): each cropped with its fourth corner and 6 modules around, read by
+/// zbar and, when zbar reads nothing there, by ZXing-C++. Returns the number of codes read.
+int read_finder_groups(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi,
+                       int f, const FinderGroup *best, int groups) {
+    const auto &all = s->finder.candidates;
     int read = 0;
     for (int g = 0; g < groups; ++g) {
         const auto &c = all[size_t(best[g].corner)], &a = all[size_t(best[g].a)], &b = all[size_t(best[g].b)];
@@ -405,13 +440,18 @@ int scan_frame_qr(lv_barcode_scanner *s, const uint8_t *luma, int width, int hei
             if (found >= 3) crop = finder_crop(s->finder.candidates, area.width, area.height) + area.tl();
         }
         n = scan_plane(s, s->qr, plane.data, plane.cols, plane.rows, crop, map, roi, kZBar);
-        int groups = 0;
-        if (n == 0 && f > 1 && found >= 3 && s->qr_full_resolution) {
+        FinderGroup groups[kMaxGroups];
+        int group_count = 0, read_groups = 0;
+        if (n == 0 && found >= 3 && s->qr_full_resolution) {
+            group_count = finder_groups(s, groups);
             // Small codes (see lv_barcode_scanner_set_qr_full_resolution): each code-shaped group of finder patterns
             // read again at full resolution.
-            n = read_finder_groups(s, luma, width, height, stride, roi, f, groups);
+            if (f > 1) {
+                n = read_finder_groups(s, luma, width, height, stride, roi, f, groups, group_count);
+                read_groups = group_count;
+            }
         }
-        if (n == 0 && found >= 3 && groups == 0) {
+        if (n == 0 && found >= 3 && read_groups == 0) {
             // Finder patterns but no code: ZXing-C++ reads the full-resolution crop around them. It decodes what zbar
             // does not: a structured-append part on its own (zbar keeps parts until it sees the whole sequence in
             // one frame), and codes whose modules the shrunk plane blurred away.
@@ -422,6 +462,7 @@ int scan_frame_qr(lv_barcode_scanner *s, const uint8_t *luma, int width, int hei
                 n = zxing_read(s, luma + size_t(full.y) * stride + size_t(full.x), full.width, full.height, stride,
                                ZXingKind::kQR, false, Mapping{1, 1, double(full.x), double(full.y), 0}, roi, kZXing);
         }
+        if (n == 0 && group_count > 0) note_unread_groups(s, groups, group_count, area.tl(), map);
     }
     return n;
 }
@@ -612,6 +653,13 @@ extern "C" int lv_barcode_scanner_set_qr_full_resolution(lv_barcode_scanner *s, 
     });
 }
 
+extern "C" int lv_barcode_scanner_unread_qr(const lv_barcode_scanner *s, float *out, int max_codes) {
+    if (!s || (!out && max_codes > 0) || max_codes < 0) return -EINVAL;
+    const int count = std::min(max_codes, s->unread_qr_count);
+    for (int i = 0; i < count; ++i) std::copy(s->unread_qr[i], s->unread_qr[i] + 9, out + 9 * i);
+    return s->unread_qr_count;
+}
+
 extern "C" int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *s, int enable) {
     return guarded([&] {
         if (!s) return -EINVAL;
@@ -631,6 +679,7 @@ int run_scan(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, 
         if (!s || !valid_frame(luma, width, height, stride) || (!results && max_results > 0) || max_results < 0 ||
             !data)
             return -EINVAL;
+        s->unread_qr_count = 0;
         cv::Rect roi = clamp_roi(width, height, roi_x, roi_y, roi_w, roi_h);
         if (roi.empty()) return 0;
         s->collector.clear();

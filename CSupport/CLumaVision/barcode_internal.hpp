@@ -152,7 +152,11 @@ struct lv_barcode_scanner {
     cv::Mat region_plane;
     std::vector<cv::Point2f> points;
     lv::qr_finder::Scratch finder;
-    std::vector<bool> finder_used;  // candidates already in a group (read_finder_groups)
+    std::vector<bool> finder_used;  // candidates already in a group (finder_groups)
+    // Code-shaped groups of finder patterns where the last scan read no QR code (lv_barcode_scanner_unread_qr): the
+    // code's four corners (x y, frame pixels) and the module size, for each of the first unread_qr_count.
+    float unread_qr[2][9] = {};
+    int unread_qr_count = 0;
     lv::barcode::Collector collector;
     std::vector<cv::Rect> regions;
     std::vector<uint8_t> region_marks;

@@ -102,6 +102,19 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
         guard status == 0 else { throw LumaScanError(.unsupported, "\(id): zbar refused full-resolution QR reading") }
     }
 
+    /// The first QR code the last frame showed but did not read, with ``readSmallQRCodesAtFullResolution()`` on:
+    /// where its QR pass read nothing, the corners of the best code-shaped group of three finder patterns
+    /// (`lv_barcode_scanner_unread_qr`; frame pixels, starting at the corner by the right-angle finder) and its module
+    /// size in pixels. `nil` when there was none. Call it on the recognition thread, after ``process(_:metadata:into:)``.
+    func unreadQRCode() -> (corners: (Float, Float, Float, Float, Float, Float, Float, Float), module: Float)? {
+        var code: (Float, Float, Float, Float, Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let count = withUnsafeMutableBytes(of: &code) { raw in
+            lv_barcode_scanner_unread_qr(scanner, raw.baseAddress?.assumingMemoryBound(to: Float.self), 1)
+        }
+        guard count > 0 else { return nil }
+        return ((code.0, code.1, code.2, code.3, code.4, code.5, code.6, code.7), code.8)
+    }
+
     deinit {
         lv_barcode_scanner_destroy(scanner)
         results.deallocate()

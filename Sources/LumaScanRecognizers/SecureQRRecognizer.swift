@@ -243,7 +243,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                 chosenIsIssuer = issuer
             }
         }
-        guard let code = chosen else { return SecureQRFrameAnalysis(state: .unreadable) }
+        guard let code = chosen else { return undecoded(luma) }
         var analysis = SecureQRFrameAnalysis(
             state: .unreadable, symbology: .qrCode, text: code.text, bytes: code.bytes, polygon: code.polygon,
             isIssuerCode: chosenIsIssuer)
@@ -280,16 +280,9 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         guard result.found == Int32(LV_SQR_FOUND_ALL) else { return unlocated(analysis) }
         let geometry = Self.geometry(of: result)
         analysis.geometry = geometry
-        if configuration.design.hybrid {
-            let margin = Double(configuration.fingerprintMargin)
-            let inside = geometry.secureGraphicPolygon.allSatisfy { point in
-                point.x >= margin && point.y >= margin && point.x <= Double(luma.width - 1) - margin
-                    && point.y <= Double(luma.height - 1) - margin
-            }
-            guard inside else {
-                analysis.state = .fingerprintNotInFrame
-                return analysis
-            }
+        if configuration.design.hybrid, !secureGraphicInside(geometry, luma) {
+            analysis.state = .fingerprintNotInFrame
+            return analysis
         }
         guard result.measured != 0 else { return unlocated(analysis) }
         let measurements = Self.measurements(of: result, cellsPerModule: configuration.design.cellsPerModule)
@@ -308,6 +301,43 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             analysis.state = .ok
         }
         return analysis
+    }
+
+    /// A frame in which no QR code decoded: `BLURRY` when the reader saw a code's three finder patterns where it
+    /// decoded nothing (``BarcodeRecognizer/unreadQRCode()``) and the analyzer locates a secure code there (its
+    /// finder and alignment patterns, the secure graphic inside the frame with the grey level the design prints,
+    /// ``secureGraphicLevels``) whose sharpness is under ``SecureQRConfiguration/sharpnessThreshold``: a code too
+    /// blurred to decode, for which "hold still" is the guidance. Such an analysis has no payload (`bytes` and `text`
+    /// are `nil`), so it is never completed on. `UNREADABLE` otherwise. A plain QR code of the same version blurred
+    /// past decoding cannot be told from a secure one; the guidance is the same.
+    private func undecoded(_ luma: LumaView) -> SecureQRFrameAnalysis {
+        let unreadable = SecureQRFrameAnalysis(state: .unreadable)
+        guard let code = reader.unreadQRCode() else { return unreadable }
+        var result = lv_sqr_analysis()
+        let status = withUnsafeBytes(of: code.corners) { raw in
+            lv_sqr_analyze(
+                analyzer, luma.baseAddress, Int32(luma.width), Int32(luma.height), luma.stride,
+                raw.baseAddress?.assumingMemoryBound(to: Float.self), 4, &design, &result)
+        }
+        guard status == 0, result.found == Int32(LV_SQR_FOUND_ALL), result.measured != 0 else { return unreadable }
+        let geometry = Self.geometry(of: result)
+        let measurements = Self.measurements(of: result, cellsPerModule: configuration.design.cellsPerModule)
+        guard secureGraphicInside(geometry, luma), Self.secureGraphicLevels.contains(measurements.meanLevel),
+            measurements.sharpness < configuration.sharpnessThreshold
+        else { return unreadable }
+        return SecureQRFrameAnalysis(
+            state: .blurry, symbology: .qrCode, polygon: geometry.codePolygon, geometry: geometry,
+            measurements: measurements)
+    }
+
+    /// Whether the secure graphic lies inside the frame with ``SecureQRConfiguration/fingerprintMargin`` pixels to
+    /// spare.
+    private func secureGraphicInside(_ geometry: SecureQRGeometry, _ luma: LumaView) -> Bool {
+        let margin = Double(configuration.fingerprintMargin)
+        return geometry.secureGraphicPolygon.allSatisfy { point in
+            point.x >= margin && point.y >= margin && point.x <= Double(luma.width - 1) - margin
+                && point.y <= Double(luma.height - 1) - margin
+        }
     }
 
     /// Estimated pixels per cell below which a decoded issuer's code whose patterns could not be located is
@@ -453,6 +483,14 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                 return
             }
             report(.inProgress, .unreadable)
+        case .blurry where analysis.bytes == nil:
+            // A code too blurred to decode (see `undecoded`): "hold still", with no payload to complete on.
+            streak = nil
+            if timedOut(now: now) {
+                completeInsufficientQuality(analysis: analysis, metadata: metadata, into: &reports)
+                return
+            }
+            report(.inProgress, .blurry)
         case .ok, .blurry, .tooSmall, .fingerprintNotInFrame:
             let bytes = analysis.bytes ?? []
             see(bytes, at: now)
@@ -567,6 +605,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             metadata: [
                 "recognizer": "\(id)", "reportType": "\(reportType.rawValue)", "state": "\(state.rawValue)",
                 "frame": "\(metadata.index)", "scanFrame": "\(candidate.metadata.index)",
+                "authenticity": "\(candidate.authenticity.map { "\($0.decision) \($0.score)" } ?? "not scored")",
             ])
     }
 

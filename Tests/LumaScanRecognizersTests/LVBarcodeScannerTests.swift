@@ -151,6 +151,70 @@ struct LVBarcodeScannerTests {
         }
     }
 
+    /// Scans `image` for QR codes only, with the full-resolution reading on at `downscale`, and returns the count
+    /// read and the unread codes `lv_barcode_scanner_unread_qr` gives (corners, module size).
+    func unreadQR(_ image: LumaImage, downscale: Int32) -> (read: Int32, unread: Int32, codes: [([Point], Double)]) {
+        var created: OpaquePointer?
+        guard lv_barcode_scanner_create(&created) == 0, let scanner = created else { return (-1, -1, []) }
+        defer { lv_barcode_scanner_destroy(scanner) }
+        _ = lv_barcode_scanner_disable_all(scanner)
+        _ = lv_barcode_scanner_configure(scanner, Int32(LV_SYM_QRCODE), 1, -1, -1)
+        _ = lv_barcode_scanner_set_qr_downscale(scanner, downscale)
+        _ = lv_barcode_scanner_set_qr_full_resolution(scanner, 1)
+        var results = [lv_barcode_result](repeating: lv_barcode_result(), count: 4)
+        var data = [UInt8](repeating: 0, count: 1024)
+        let read = image.withView { view in
+            lv_barcode_scan(
+                scanner, view.baseAddress, Int32(view.width), Int32(view.height), view.stride, 0, 0, 0, 0, &results, 4,
+                &data, data.count)
+        }
+        var out = [Float](repeating: 0, count: 18)
+        let unread = lv_barcode_scanner_unread_qr(scanner, &out, 2)
+        let codes = (0..<Int(max(0, min(unread, 2)))).map { code in
+            let corners = (0..<4).map { Point(x: Double(out[9 * code + 2 * $0]), y: Double(out[9 * code + 2 * $0 + 1])) }
+            return (corners, Double(out[9 * code + 8]))
+        }
+        return (read, unread, codes)
+    }
+
+    @Test(
+        "a QR code whose finder patterns show but whose data does not decode is given as unread, with its corners",
+        arguments: [(Int32(1), 0.0), (Int32(2), 20.0)])
+    func unreadQRCode(downscale: Int32, degrees: Double) throws {
+        let code = try QRCode("https://lumascan.example/unread-qr-code")
+        let moduleSize = 8
+        let image = code.render(moduleSize: moduleSize, quietZone: 0)
+        let n = Double(image.width) / Double(moduleSize)
+        let canvas = TestCanvas(width: 1920, height: 1080, fill: 235)
+        let centre = Point(x: 900, y: 520)
+        let corners = canvas.place(image, centre: centre, degrees: degrees)
+        // The intact code is read, and nothing is unread.
+        let intact = unreadQR(canvas.image, downscale: downscale)
+        #expect(intact.read == 1 && intact.unread == 0 && intact.codes.isEmpty)
+        // Grey over everything but the three finder patterns (modules 8 and on, down and right): no reader decodes it.
+        func at(_ u: Double, _ v: Double) -> Point {
+            let (a, b) = (u / n, v / n)
+            return Point(
+                x: corners[0].x + a * (corners[1].x - corners[0].x) + b * (corners[3].x - corners[0].x),
+                y: corners[0].y + a * (corners[1].y - corners[0].y) + b * (corners[3].y - corners[0].y))
+        }
+        canvas.fill(polygon: [at(8, 8), at(n, 8), at(n, n), at(8, n)], value: 128)
+        canvas.fill(polygon: [at(8, 0), at(n - 8, 0), at(n - 8, 8), at(8, 8)], value: 128)
+        canvas.fill(polygon: [at(0, 8), at(8, 8), at(8, n - 8), at(0, n - 8)], value: 128)
+        canvas.addNoise(sigma: 3, seed: 4)
+        let damaged = unreadQR(canvas.image, downscale: downscale)
+        #expect(damaged.read == 0 && damaged.unread == 1, "\(damaged)")
+        let (found, module) = try #require(damaged.codes.first)
+        #expect(abs(module - Double(moduleSize)) <= 1.5, "module \(module)")
+        // Corner 0 is the right-angle finder's (the code's top left), corner 2 the opposite one; 1 and 3 the other two
+        // in either order. Each within 1.5 modules.
+        func near(_ a: Point, _ b: Point) -> Bool { hypot(a.x - b.x, a.y - b.y) <= 1.5 * Double(moduleSize) }
+        #expect(near(found[0], corners[0]) && near(found[2], corners[2]), "\(found) against \(corners)")
+        #expect(
+            (near(found[1], corners[1]) && near(found[3], corners[3]))
+                || (near(found[1], corners[3]) && near(found[3], corners[1])), "\(found) against \(corners)")
+    }
+
     @Test("the QR prefilter's search finds nothing on a noisy frame with text and no code, and refuses bad arguments")
     func noFinderPatterns() {
         let canvas = TestCanvas(width: 640, height: 480, fill: 128)

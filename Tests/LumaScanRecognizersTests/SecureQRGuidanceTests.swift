@@ -70,6 +70,32 @@ struct SecureQRGuidanceTests {
         #expect(guidance.polygon.count == 4)
     }
 
+    @Test("a code blurred past decoding whose patterns are still located is BLURRY without a payload, never completed")
+    func undecodableBlurIsBlurry() throws {
+        let code = try Helpers.code()
+        let recognizer = try Helpers().recognizer(timeout: 0.2)
+        // 8 px per module (2 per cell) with a Gaussian blur of 1.9 cells (0.48 module): zbar cannot decode it at full
+        // resolution, but the finder and alignment patterns are still found.
+        let frames = (0..<10).map { Helpers.frame(code, blurCells: 1.9, modulePixels: 8, noiseSeed: UInt64($0 + 1)) }
+        #expect(try Self.plainRead(frames[0].image, downscale: 1).isEmpty, "the premise: zbar decodes nothing")
+        // Ten frames over 0.3 s, past the insufficient-quality timeout: nothing was decoded, so nothing completes.
+        let reports = Helpers().feed(recognizer, frames.map(\.image)).flatMap { $0 }
+        #expect(reports.count == 10)
+        let centre = frames[0].framePoint(Point(x: Double(code.image.width) / 2, y: Double(code.image.height) / 2))
+        for report in reports {
+            #expect(report.reportType == .inProgress && report.state == .blurry, "\(report.state)")
+            #expect(report.text == nil && report.bytes == nil)
+            let guidance = try #require(report.detail?.secureQRGuidance)
+            #expect((guidance.sharpness ?? 1) < guidance.sharpnessThreshold)
+            // The outline is the code's: its corners' mean lies within a module of the code's centre.
+            #expect(guidance.polygon.count == 4)
+            let mean = Point(
+                x: guidance.polygon.map(\.x).reduce(0, +) / 4, y: guidance.polygon.map(\.y).reduce(0, +) / 4)
+            #expect(hypot(mean.x - centre.x, mean.y - centre.y) < 8, "\(mean) against \(centre)")
+        }
+        #expect(recognizer.lastFrameAnalysis?.isIssuerCode == false)
+    }
+
     @Test("the steady state holds through single odd frames and follows a majority of the last five")
     func hysteresis() throws {
         let code = try Helpers.code()

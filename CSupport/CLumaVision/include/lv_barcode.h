@@ -178,6 +178,16 @@ int lv_barcode_scanner_set_qr_prefilter(lv_barcode_scanner *scanner, int enable)
 /// a frame without finder patterns costs nothing more.
 int lv_barcode_scanner_set_qr_full_resolution(lv_barcode_scanner *scanner, int enable);
 
+/// The QR codes the last lv_barcode_scan saw but could not read, with the full-resolution reading on
+/// (lv_barcode_scanner_set_qr_full_resolution): when its QR pass read nothing, the code-shaped groups of three finder
+/// patterns it found (at most 2, best first). Writes up to `max_codes` of them to `out` as 9 floats each: the code's
+/// four corners (x0 y0 ... x3 y3, frame pixels, starting at the corner by the right-angle finder and going round),
+/// extrapolated 3.5 modules beyond the finder centres, then the module size in frame pixels. Returns how many there
+/// are (0 after a scan that read a QR code, found no such group, or had the full-resolution reading off, and after a
+/// still-image scan), or -EINVAL. Allocates nothing. The secure-QR recognizer measures these for blur ("hold still"
+/// for a code too blurred to decode).
+int lv_barcode_scanner_unread_qr(const lv_barcode_scanner *scanner, float *out, int max_codes);
+
 /// Runs the QR finder prefilter's search alone on `luma` as given (no shrinking or smoothing), for tests and
 /// diagnostics: writes up to `max_candidates` candidates as `x, y, module` triples (centre and module size in pixels)
 /// to `out` and returns how many there are, which may exceed `max_candidates`. Returns -ERANGE when the plane holds
