@@ -71,13 +71,18 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
     public var background: Background
     /// The code, if any.
     public var code: Code
+    /// The seed of a ``Code/secureQR`` code's copy-detection pattern. A recognizer configured with an issuer's key
+    /// scores the authenticity of codes whose seed is that key's (`SecureQRIssuerKey.seed(for:)` of
+    /// ``secureQRText``).
+    public var secureQRSeed: UInt64
 
     /// Creates a scene.
-    public init(width: Int, height: Int, background: Background, code: Code) {
+    public init(width: Int, height: Int, background: Background, code: Code, secureQRSeed: UInt64 = 42) {
         self.width = width
         self.height = height
         self.background = background
         self.code = code
+        self.secureQRSeed = secureQRSeed
     }
 
     /// `1920x1080 noisy qr`.
@@ -158,7 +163,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
             }
         case .secureQR:
             let code = try SecureQRGenerator().generate(
-                payload: Self.secureQRText, seed: 42, modulePixels: max(8, height / 120))
+                payload: Self.secureQRText, seed: secureQRSeed, modulePixels: max(8, height / 120))
             // Print on paper is never pure black and white: the code's 0–255 become 20–250.
             let printed = LumaImage(
                 width: code.image.width, height: code.image.height,

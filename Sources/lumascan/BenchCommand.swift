@@ -66,6 +66,13 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Pace the synthetic source at this frame rate, as a live camera (frames may be dropped).")
     var fps: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "An issuer's key file for the secure-QR recognizer: the synthetic codes are made with the key's seed and "
+                + "every completion is scored for authenticity (secureQRConfig.authenticity.keyFile).",
+            valueName: "file"))
+    var secureQRKeyFile: String?
+
     @Option(help: "Preview viewers to connect during the engine pass (0: none, so nothing is encoded).")
     var previewViewers: Int = 0
 
@@ -96,6 +103,9 @@ struct BenchCommand: ParsableCommand {
         if !(0...16).contains(previewViewers) { throw ValidationError("--preview-viewers: must be 0...16") }
         if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps: must be above 0 and at most 1000") }
         if fps != nil && input != nil { throw ValidationError("--fps paces synthetic frames only") }
+        if secureQRKeyFile != nil && recognizer != .secureQR {
+            throw ValidationError("--secure-qr-key-file is for --recognizer secure-qr")
+        }
         _ = try parsedSymbologies()
     }
 
@@ -104,7 +114,7 @@ struct BenchCommand: ParsableCommand {
         let symbologies = try recognizer.zbarSymbologies(barcode: parsedSymbologies())
         func makeRecognizer() throws -> any Recognizer {
             do {
-                return try recognizer.make(symbologies: symbologies, logger: logger)
+                return try recognizer.make(symbologies: symbologies, keyFile: secureQRKeyFile, logger: logger)
             } catch {
                 throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
             }
@@ -118,8 +128,15 @@ struct BenchCommand: ParsableCommand {
             let kind = SyntheticScene.Background(rawValue: background) ?? .noisy
             let codes = recognizer.scenes(symbologies: symbologies)
             do {
+                // With a key, the secure code carries the key's seed, so the recognizer's authenticity score runs.
+                let seed = try secureQRKeyFile.map { file throws(LumaScanError) in
+                    try SecureQRIssuerKey(contentsOfFile: file).seed(for: SyntheticScene.secureQRText)
+                }
                 let images = try codes.map { code throws(LumaScanError) in
-                    try SyntheticScene(width: size.width, height: size.height, background: kind, code: code).image()
+                    try SyntheticScene(
+                        width: size.width, height: size.height, background: kind, code: code,
+                        secureQRSeed: seed ?? 42
+                    ).image()
                 }
                 frameSource = .synthetic(images, description: "\(size.width)x\(size.height) \(kind.rawValue)")
             } catch {
@@ -306,8 +323,9 @@ enum BenchRecognizer: String, CaseIterable, ExpressibleByArgument {
         }
     }
 
-    /// A new recognizer of this kind; the barcode recognizer reads `symbologies`.
-    func make(symbologies: [Symbology], logger: Logger) throws -> any Recognizer {
+    /// A new recognizer of this kind; the barcode recognizer reads `symbologies`, the secure-QR one scores
+    /// authenticity with the issuer's key in `keyFile`.
+    func make(symbologies: [Symbology], keyFile: String? = nil, logger: Logger) throws -> any Recognizer {
         switch self {
         case .barcode:
             var configuration = BarcodeConfiguration()
@@ -315,7 +333,10 @@ enum BenchRecognizer: String, CaseIterable, ExpressibleByArgument {
             return try BarcodeRecognizer(configuration: configuration, logger: logger)
         case .secureQR:
             return try SecureQRRecognizer(
-                configuration: SecureQRConfiguration(issuerPrefixes: [SyntheticScene.secureQRIssuer]), logger: logger)
+                configuration: SecureQRConfiguration(
+                    issuerPrefixes: [SyntheticScene.secureQRIssuer],
+                    authenticity: SecureQRAuthenticityConfiguration(keyFile: keyFile)),
+                logger: logger)
         case .meter:
             return try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
         }

@@ -109,6 +109,29 @@ struct BenchCommandTests {
         #expect(summary.stdout.contains("lumascan bench: \(name) recognizer on synthetic 640x480 noisy"), "\(summary)")
     }
 
+    @Test("bench with an issuer's key scores every secure-QR completion's authenticity, and the code is genuine")
+    func secureQRKey() throws {
+        let key = FileManager.default.temporaryDirectory.appendingPathComponent("bench-key-\(UUID().uuidString)")
+        try Data((0..<32).map { UInt8($0 * 7 + 3) }).write(to: key)
+        defer { try? FileManager.default.removeItem(at: key) }
+        let result = try runLumaScan([
+            "bench", "--recognizer", "secure-qr", "--secure-qr-key-file", key.path, "--synthetic", "640x480",
+            "--frames", "20", "--baseline-frames", "0", "--no-progress", "--log-level", "debug",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let completions = result.stderr.split(separator: "\n").filter { $0.contains("secure-QR scan complete") }
+        #expect(!completions.isEmpty, "\(result.stderr)")
+        #expect(completions.allSatisfy { $0.contains("authenticity=genuine") }, "\(completions)")
+        // Without the key the same completions are not scored.
+        let plain = try runLumaScan([
+            "bench", "--recognizer", "secure-qr", "--synthetic", "640x480", "--frames", "20", "--baseline-frames", "0",
+            "--no-progress", "--log-level", "debug",
+        ])
+        #expect(plain.stderr.contains("authenticity=not scored") && !plain.stderr.contains("authenticity=genuine"))
+        let wrongRecognizer = try runLumaScan(["bench", "--secure-qr-key-file", key.path])
+        #expect(wrongRecognizer.status == 2 && wrongRecognizer.stderr.contains("--secure-qr-key-file"))
+    }
+
     @Test("bad arguments exit with status 2")
     func badArguments() throws {
         let unknown = try runLumaScan(["bench", "--recognizer", "ocr"])
