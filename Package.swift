@@ -164,7 +164,8 @@ let package = Package(
         .testTarget(
             name: "LumaScanServerTests",
             dependencies: [
-                "LumaScanServer", "LumaScan", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaCapture", logging, metrics,
+                "LumaScanServer", "LumaScan", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaCapture", logging,
+                metrics,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -171,7 +171,9 @@ struct LVBarcodeScannerTests {
         var out = [Float](repeating: 0, count: 18)
         let unread = lv_barcode_scanner_unread_qr(scanner, &out, 2)
         let codes = (0..<Int(max(0, min(unread, 2)))).map { code in
-            let corners = (0..<4).map { Point(x: Double(out[9 * code + 2 * $0]), y: Double(out[9 * code + 2 * $0 + 1])) }
+            let corners = (0..<4).map {
+                Point(x: Double(out[9 * code + 2 * $0]), y: Double(out[9 * code + 2 * $0 + 1]))
+            }
             return (corners, Double(out[9 * code + 8]))
         }
         return (read, unread, codes)

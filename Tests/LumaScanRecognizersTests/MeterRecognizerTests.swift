@@ -150,7 +150,9 @@ struct MeterRecognizerTests {
     }
 
     /// A sharp and a faint frame of the same seven-segment display, and the confidence each is read with.
-    private func sharpAndFaint(_ fixture: MeterFixture) throws -> (
+    private func sharpAndFaint(
+        _ fixture: MeterFixture
+    ) throws -> (
         sharp: SyntheticMeter, faint: SyntheticMeter, sharpConfidence: Double, faintConfidence: Double
     ) {
         let sharp = fixture.meter(seed: 3, kind: .digital).clean().withText("123456")
