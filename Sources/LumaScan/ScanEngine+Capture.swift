@@ -17,7 +17,7 @@ extension ScanEngine {
 
     func captureLoop(_ producer: consuming FrameRing.Producer) {
         var reason = StopReason.requested
-        var lastSequence: UInt32?
+        var sequenceGaps = SequenceGaps()
         var captured = 0
         var recoveryAttempts = 0
         capture: while !stopRequested.load(ordering: .acquiring) {
@@ -41,16 +41,12 @@ extension ScanEngine {
                     reason = failure
                     break
                 }
-                lastSequence = nil
+                sequenceGaps.reset()
                 continue
             }
             recoveryAttempts = 0
-            if let last = lastSequence {
-                let gap = frame.metadata.driverSequence &- last &- 1
-                // A jump of more than half the sequence space is a reset (a restart), not a gap.
-                if gap < UInt32.max / 2 { counters.droppedByDriver.add(UInt64(gap), ordering: .relaxed) }
-            }
-            lastSequence = frame.metadata.driverSequence
+            let gap = sequenceGaps.next(frame.metadata.driverSequence)
+            if gap > 0 { counters.droppedByDriver.add(gap, ordering: .relaxed) }
             if frame.metadata.driverFlaggedError {
                 // A frame the driver flagged (V4L2_BUF_FLAG_ERROR) is counted and skipped here, before the ring: it
                 // must neither evict a good frame nor go uncounted when the ring drops it.

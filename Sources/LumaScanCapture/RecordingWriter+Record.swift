@@ -78,7 +78,7 @@ extension RecordingWriter {
         var writer: RecordingWriter?
         var sourceFrames = 0
         var droppedByDriver: UInt64 = 0
-        var lastSequence: UInt32?
+        var sequenceGaps = SequenceGaps()
         var started: MonotonicInstant?
         func finishKeepingFrames() {
             do { try writer?.finish() } catch {
@@ -108,11 +108,7 @@ extension RecordingWriter {
             }
             if started == nil { started = .now() }
             let metadata = frame.metadata
-            if let last = lastSequence {
-                let gap = metadata.driverSequence &- last &- 1
-                if gap > 0 && gap < UInt32.max / 2 { droppedByDriver += UInt64(gap) }
-            }
-            lastSequence = metadata.driverSequence
+            droppedByDriver += sequenceGaps.next(metadata.driverSequence)
             do throws(CaptureError) {
                 let output: RecordingWriter
                 if let writer {

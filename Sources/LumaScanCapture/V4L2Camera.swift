@@ -48,7 +48,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     private let syscalls: any V4L2Syscalls
     private var device: V4L2Device?
     private var buffers: [MappedBuffer] = []
-    private var lastSequence: UInt32?
+    private var sequenceGaps = SequenceGaps()
     private var nextFrameIndex: UInt64 = 0
     private var warnedAboutTimestamps = false
     private let droppedFrames = Atomic<UInt64>(0)
@@ -141,7 +141,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         self.device = device
         buffers = mapped
         bufferCount = mapped.count
-        lastSequence = nil
+        sequenceGaps.reset()
         controlDevice.withLock { $0 = device }
         logger.info(
             "camera streaming",
@@ -277,16 +277,11 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                 .streamBroken, device: name, call: "VIDIOC_DQBUF",
                 message: "\(name): VIDIOC_DQBUF returned buffer \(buffer.index), but only \(buffers.count) are mapped")
         }
-        if let last = lastSequence {
-            // Wrapping arithmetic: from UInt32.max the next sequence is 0. A jump of more than half the space is a
-            // restart of the driver's counter, not a gap.
-            let gap = buffer.sequence &- last &- 1
-            if gap > 0 && gap < UInt32.max / 2 {
-                droppedFrames.add(UInt64(gap), ordering: .relaxed)
-                logger.trace("driver dropped frames", metadata: ["count": "\(gap)", "sequence": "\(buffer.sequence)"])
-            }
+        let gap = sequenceGaps.next(buffer.sequence)
+        if gap > 0 {
+            droppedFrames.add(gap, ordering: .relaxed)
+            logger.trace("driver dropped frames", metadata: ["count": "\(gap)", "sequence": "\(buffer.sequence)"])
         }
-        lastSequence = buffer.sequence
         let captureTime: MonotonicInstant
         if buffer.hasMonotonicTimestamp && buffer.timestampNanoseconds > 0 {
             captureTime = MonotonicInstant(nanoseconds: buffer.timestampNanoseconds)
@@ -359,7 +354,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             logger.debug("freeing buffers failed", metadata: ["error": "\(error)"])
         }
         if let error = device.close() { logger.debug("close failed", metadata: ["error": "\(error)"]) }
-        lastSequence = nil
+        sequenceGaps.reset()
         logger.info("camera stopped", metadata: ["droppedByDriver": "\(driverDroppedFrames)"])
     }
 
