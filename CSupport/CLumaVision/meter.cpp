@@ -39,6 +39,12 @@ extern "C" int lv_meter_create(int mode, lv_meter **out) {
 
 extern "C" void lv_meter_destroy(lv_meter *meter) { delete meter; }
 
+extern "C" int lv_meter_reset(lv_meter *meter) {
+    if (!meter) return -EINVAL;
+    meter->priorAge = -1;
+    return 0;
+}
+
 extern "C" int lv_meter_templates(int font, const uint8_t **pixels) {
     if (!pixels || font < 0 || font > 1) return -EINVAL;
     *pixels = lv_meter_detail::kDigitTemplates[font];

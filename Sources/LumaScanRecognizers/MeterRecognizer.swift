@@ -151,6 +151,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         completed = false
         lastReading = nil
         completedReading = nil
+        // The reader's own memory of the last frames (the counter row it scans when a frame shows none) goes too: a
+        // reset reads the next frame as a new recognizer would.
+        _ = lv_meter_reset(reader)
     }
 
     private func append(_ reading: MeterReading, metadata: FrameMetadata, into reports: inout [ScanReport]) {

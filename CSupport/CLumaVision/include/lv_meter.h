@@ -55,6 +55,11 @@ int lv_meter_create(int mode, lv_meter **out);
 /// Destroys a reader made by lv_meter_create; NULL is ignored.
 void lv_meter_destroy(lv_meter *meter);
 
+/// Forgets what the reader carries from one frame to the next (in counter mode, the row of the last confident reading,
+/// which it scans in a frame that shows no row of its own), so that the next frame is read as a new reader would read
+/// it. Returns 0, or -EINVAL for NULL.
+int lv_meter_reset(lv_meter *meter);
+
 /// Reads the meter shown in an 8-bit grey image, borrowed (not copied) through `luma`, `width`, `height` and
 /// `stride` (bytes from one row to the next). Fills `*result`. Returns the number of digits read (0 when none) or a
 /// negative errno code. Not thread-safe for one reader: use one reader per thread.
