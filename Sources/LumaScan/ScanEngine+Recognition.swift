@@ -132,7 +132,7 @@ extension ScanEngine {
         for report in state.reports { emit(.report(report)) }
         if completed && current.cancelOnResult {
             // A parallel composite cancels once every member has completed.
-            let done = (current.recognizer as? CompositeRecognizer)?.hasCompleted ?? true
+            let done = (current.recognizer as? any CompletingRecognizer)?.hasCompleted ?? true
             if done { perform(machine.completed(cancels: true)) }
         }
     }

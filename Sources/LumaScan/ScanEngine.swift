@@ -188,14 +188,15 @@ public final class ScanEngine: Sendable {
     /// The plugin in use (or about to be, after ``setPlugin(_:)``).
     public var currentPlugin: ScanPlugin { plugin.withLock { $0 } }
 
-    /// Applies a configuration's camera controls and flash mode to the source, when it is a ``V4L2Camera``, and
+    /// Applies a configuration's camera controls and flash mode to the source, when it is a ``ControllableCamera``
+    /// (a ``V4L2Camera`` is), and
     /// reports each outcome as a ``ScanEvent/cameraSetting(_:)`` event: a control the camera lacks is reported as
     /// not supported, never as a failure of the scan. Call it after ``start()``.
     ///
     /// - Returns: the outcomes, in the order they were applied (empty for other sources).
     @discardableResult
     public func applyCameraSettings(_ camera: CameraConfig, flash: FlashConfig) -> [SettingOutcome] {
-        guard let device = source as? V4L2Camera else { return [] }
+        guard let device = source as? any ControllableCamera else { return [] }
         let outcomes = camera.controls.apply(to: device) + flash.apply(to: device)
         for outcome in outcomes {
             logger.info("camera setting", metadata: ["outcome": "\(outcome)"])

@@ -83,7 +83,7 @@ public struct DistanceBounds: Hashable, Sendable, Codable {
 ///   the next frame on); the composite has completed when the last member completes.
 ///
 /// - Important: Like every recognizer, it is called on the engine's recognition thread only.
-public final class CompositeRecognizer: Recognizer, @unchecked Sendable {
+public final class CompositeRecognizer: CompletingRecognizer, @unchecked Sendable {
     // SAFETY (Sendable): the engine calls process/reset on its recognition thread only.
 
     /// How the members share frames.

@@ -112,3 +112,17 @@ public struct CameraControl: Hashable, Sendable, Codable {
 
 /// A control as `lumascan devices --json` lists it: the same description as ``CameraControl``.
 public typealias ControlInfo = CameraControl
+
+/// A camera whose V4L2 controls can be listed, read and set: the capability the engine looks for in its source to
+/// apply a configuration's camera settings. ``V4L2Camera`` has it; recordings, image files and synthetic sources do
+/// not, and their settings are simply not applied.
+public protocol ControllableCamera: AnyObject, Sendable {
+    /// The camera's controls with their current values.
+    func controls() throws -> [CameraControl]
+    /// Sets control `id`; returns the value the driver kept.
+    func setControl(id: UInt32, value: Int64) throws -> Int64
+    /// Reads control `id`.
+    func getControl(id: UInt32) throws -> Int64
+}
+
+extension V4L2Camera: ControllableCamera {}

@@ -200,3 +200,11 @@ public protocol Recognizer: AnyObject, Sendable {
     /// Forgets state kept across frames (duplicate filters, stabilisation), as when scanning starts again.
     func reset()
 }
+
+/// A recognizer that decides when it has completed, rather than on its first completed result: a composite whose
+/// members must all complete. With `cancelOnResult`, the engine ends the session on a completed result only once
+/// ``hasCompleted`` is true; any other recognizer completes with its first completed result.
+public protocol CompletingRecognizer: Recognizer {
+    /// Whether the recognizer has completed since its last ``Recognizer/reset()``.
+    var hasCompleted: Bool { get }
+}

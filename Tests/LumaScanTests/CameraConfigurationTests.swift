@@ -48,7 +48,7 @@ enum ControlFixtures {
 }
 
 /// A camera that keeps control values in memory and rounds integers to their step, as drivers do.
-final class ScriptedCamera: CameraControlAccess, @unchecked Sendable {
+final class ScriptedCamera: ControllableCamera, @unchecked Sendable {
     // SAFETY (Sendable): used from one test at a time.
     var list: [CameraControl]
     var values: [UInt32: Int64] = [:]
@@ -264,7 +264,7 @@ struct CameraConfigurationTests {
         let outcomes = CameraControlsConfig(
             exposureAuto: false, exposureAbsolute: 200, focusAuto: false, focusAbsolute: 42, contrast: 10,
             powerLineFrequency: .hz60, other: ["Tilt, Absolute": 3]
-        ).apply(using: camera)
+        ).apply(to: camera)
         #expect(outcomes.count == 7)
         #expect(
             outcomes[0] == .applied(setting: "cameraConfig.controls.exposureAuto", control: "Auto Exposure", value: 1))
@@ -296,7 +296,7 @@ struct CameraConfigurationTests {
         #expect(camera.sets.map(\.0) == [0x009a_0901, 0x009a_0902, 0x009a_090c, 0x009a_090a, 0x0098_0901, 0x0098_0918])
         #expect(outcomes[3].description == "cameraConfig.controls.focusAbsolute: set 'Focus, Absolute' to 40")
 
-        let flash = FlashConfig(mode: .manualOn).apply(using: camera)
+        let flash = FlashConfig(mode: .manualOn).apply(to: camera)
         #expect(flash == [.applied(setting: "flashConfig.mode", control: "LED1 Mode", value: 1)])
     }
 
@@ -304,7 +304,7 @@ struct CameraConfigurationTests {
     func applyWhenTheCameraIsGone() {
         let camera = ScriptedCamera(ControlFixtures.uvc)
         camera.listFails = true
-        let outcomes = CameraControlsConfig(gain: 3, brightness: 4).apply(using: camera)
+        let outcomes = CameraControlsConfig(gain: 3, brightness: 4).apply(to: camera)
         #expect(
             outcomes == [
                 .failed(
@@ -317,7 +317,7 @@ struct CameraConfigurationTests {
                         "cameraConfig.controls.brightness: cannot read the camera's controls: /dev/video9: no such device"
                 ),
             ])
-        #expect(FlashConfig(mode: .manualOff).apply(using: camera).map(\.setting) == ["flashConfig.mode"])
+        #expect(FlashConfig(mode: .manualOff).apply(to: camera).map(\.setting) == ["flashConfig.mode"])
         #expect(camera.sets.isEmpty)
     }
 }

@@ -51,18 +51,6 @@ public enum SettingOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What applying settings needs of a camera; ``V4L2Camera`` provides it (tests provide a scripted camera).
-protocol CameraControlAccess {
-    /// The camera's controls with their current values.
-    func controls() throws -> [CameraControl]
-    /// Sets control `id`; returns the value the driver kept.
-    func setControl(id: UInt32, value: Int64) throws -> Int64
-    /// Reads control `id`.
-    func getControl(id: UInt32) throws -> Int64
-}
-
-extension V4L2Camera: CameraControlAccess {}
-
 /// A named setting of ``CameraControlsConfig`` and the V4L2 controls it maps to.
 struct ControlSetting: Sendable {
     /// The JSON key under `cameraConfig.controls`.
@@ -151,7 +139,7 @@ extension ControlStep {
 
     /// Performs `steps` on `camera` in order: each `set` step sets its control and reads the value back (the driver
     /// may round it, or keep another); errors become ``SettingOutcome/failed(setting:message:)``.
-    static func perform(_ steps: [ControlStep], on camera: some CameraControlAccess) -> [SettingOutcome] {
+    static func perform(_ steps: [ControlStep], on camera: some ControllableCamera) -> [SettingOutcome] {
         steps.map { step in
             switch step {
             case .unsupported(let setting, let message):
@@ -175,7 +163,7 @@ extension ControlStep {
     /// Performs the plan `plan` makes from `camera`'s controls; when the controls cannot be listed, every setting
     /// the plan has for a camera without controls fails with the reason.
     static func apply(
-        on camera: some CameraControlAccess, plan: ([CameraControl]) -> [ControlStep]
+        on camera: some ControllableCamera, plan: ([CameraControl]) -> [ControlStep]
     ) -> [SettingOutcome] {
         let controls: [CameraControl]
         do {
@@ -277,11 +265,7 @@ extension CameraControlsConfig {
     /// Sets every configured control on `camera` (open or not: a stopped camera opens its node briefly) and reports
     /// what became of each setting. Never throws: a control the camera lacks is
     /// ``SettingOutcome/unsupported(setting:message:)``, a refused value ``SettingOutcome/failed(setting:message:)``.
-    public func apply(to camera: V4L2Camera) -> [SettingOutcome] {
-        apply(using: camera)
-    }
-
-    func apply(using camera: some CameraControlAccess) -> [SettingOutcome] {
+    public func apply(to camera: some ControllableCamera) -> [SettingOutcome] {
         ControlStep.apply(on: camera, plan: plan(for:))
     }
 }

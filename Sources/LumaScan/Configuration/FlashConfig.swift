@@ -84,11 +84,7 @@ public struct FlashConfig: Hashable, Sendable, Codable {
 
     /// Sets the camera's LED as ``mode`` says and reports what became of it (nothing for ``Mode/none``). Never
     /// throws: a camera without an LED control is ``SettingOutcome/unsupported(setting:message:)``.
-    public func apply(to camera: V4L2Camera) -> [SettingOutcome] {
-        apply(using: camera)
-    }
-
-    func apply(using camera: some CameraControlAccess) -> [SettingOutcome] {
+    public func apply(to camera: some ControllableCamera) -> [SettingOutcome] {
         ControlStep.apply(on: camera, plan: plan(for:))
     }
 
