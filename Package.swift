@@ -94,6 +94,8 @@ let package = Package(
                 "LumaScanCore", "LumaScanCapture", "LumaScanRecognizers", "CLumaCapture", logging,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // The JSON lines of engine events, shared by the CLI and the kiosk server; kept out of the engine.
+        .target(name: "LumaScanEventJSON", dependencies: ["LumaScan"]),
         .target(
             name: "LumaScanBenchKit",
             dependencies: ["LumaScan", "LumaScanCore", "LumaScanRecognizers", "CLumaVision", "CLumaBenchKit"]),
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "LumaScanServer",
             dependencies: [
-                "LumaScan", logging, metrics,
+                "LumaScan", "LumaScanEventJSON", logging, metrics,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -116,7 +118,8 @@ let package = Package(
         .executableTarget(
             name: "lumascan",
             dependencies: [
-                "LumaScan", "LumaScanBenchKit", "LumaScanAudio", "LumaScanServer", logging, metrics,
+                "LumaScan", "LumaScanEventJSON", "LumaScanBenchKit", "LumaScanAudio", "LumaScanServer", logging,
+                metrics,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -142,7 +145,8 @@ let package = Package(
         .target(
             name: "LumaScanTestSupport",
             dependencies: [
-                "LumaScanCore", "LumaScanBenchKit", "CLumaVision", "CLumaBenchKit", "CLumaTestCodecs", "CLumaTestKit",
+                "LumaScanCore", "LumaScanRecognizers", "LumaScanBenchKit", "CLumaVision", "CLumaBenchKit",
+                "CLumaTestCodecs", "CLumaTestKit",
                 logging,
             ],
             path: "Tests/LumaScanTestSupport"),
@@ -160,11 +164,13 @@ let package = Package(
             // Read by path (#filePath), as the tests run from the source tree.
             exclude: ["Fixtures"]),
         .testTarget(name: "LumaScanTests", dependencies: ["LumaScan", "LumaScanTestSupport"]),
+        .testTarget(name: "LumaScanEventJSONTests", dependencies: ["LumaScanEventJSON", "LumaScan"]),
         .testTarget(name: "LumaScanAudioTests", dependencies: ["LumaScanAudio", "LumaScan", "CSndFile", logging]),
         .testTarget(
             name: "LumaScanServerTests",
             dependencies: [
-                "LumaScanServer", "LumaScan", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaCapture", logging,
+                "LumaScanServer", "LumaScan", "LumaScanEventJSON", "LumaScanBenchKit", "LumaScanTestSupport",
+                "CLumaCapture", logging,
                 metrics,
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

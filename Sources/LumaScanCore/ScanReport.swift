@@ -105,17 +105,17 @@ public struct ScanReport: Hashable, Sendable {
     public var captureTime: MonotonicInstant
     /// When the report was made (monotonic clock).
     public var reportTime: MonotonicInstant
-    /// What a recognizer delivers with a completed result beyond the envelope: the secure-QR scan (geometry,
-    /// measurements, rectified crop) or the meter reading (digit confidences, cutout, crop). `nil` on every other
-    /// report, so that per-frame reports allocate nothing for it.
-    public var detail: ScanReportDetail?
+    /// What a recognizer delivers beyond the envelope: the secure-QR scan (geometry, measurements, rectified crop)
+    /// or guidance, the meter reading (digit confidences, cutout, crop), the barcode reading (decoders, character
+    /// set), or another recognizer's own. `nil` on reports that have none, so that they allocate nothing for it.
+    public var detail: (any ScanReportDetail)?
 
     /// Creates a report.
     public init(
         reportType: ReportType, state: ScanState, recognizerID: String, symbology: Symbology? = nil,
         text: String? = nil, bytes: [UInt8]? = nil, polygon: [Point] = [], frameIndex: UInt64 = 0,
         driverSequence: UInt32 = 0, captureTime: MonotonicInstant = MonotonicInstant(nanoseconds: 0),
-        reportTime: MonotonicInstant = MonotonicInstant(nanoseconds: 0), detail: ScanReportDetail? = nil
+        reportTime: MonotonicInstant = MonotonicInstant(nanoseconds: 0), detail: (any ScanReportDetail)? = nil
     ) {
         self.reportType = reportType
         self.state = state
@@ -131,11 +131,37 @@ public struct ScanReport: Hashable, Sendable {
         self.detail = detail
     }
 
+    /// Whether two reports are the same, field by field, details included.
+    public static func == (lhs: ScanReport, rhs: ScanReport) -> Bool {
+        lhs.reportType == rhs.reportType && lhs.state == rhs.state && lhs.recognizerID == rhs.recognizerID
+            && lhs.symbology == rhs.symbology && lhs.text == rhs.text && lhs.bytes == rhs.bytes
+            && lhs.polygon == rhs.polygon && lhs.frameIndex == rhs.frameIndex
+            && lhs.driverSequence == rhs.driverSequence && lhs.captureTime == rhs.captureTime
+            && lhs.reportTime == rhs.reportTime
+            && lhs.detail.map { AnyHashable($0) } == rhs.detail.map { AnyHashable($0) }
+    }
+
+    /// Hashes the report's fields, details included.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(reportType)
+        hasher.combine(state)
+        hasher.combine(recognizerID)
+        hasher.combine(symbology)
+        hasher.combine(text)
+        hasher.combine(bytes)
+        hasher.combine(polygon)
+        hasher.combine(frameIndex)
+        hasher.combine(driverSequence)
+        hasher.combine(captureTime)
+        hasher.combine(reportTime)
+        hasher.combine(detail.map { AnyHashable($0) })
+    }
+
     /// A report about `metadata`'s frame, stamped now.
     public init(
         _ reportType: ReportType, _ state: ScanState, recognizerID: String, frame metadata: FrameMetadata,
         symbology: Symbology? = nil, text: String? = nil, bytes: [UInt8]? = nil, polygon: [Point] = [],
-        detail: ScanReportDetail? = nil
+        detail: (any ScanReportDetail)? = nil
     ) {
         self.init(
             reportType: reportType, state: state, recognizerID: recognizerID, symbology: symbology, text: text,
@@ -144,44 +170,15 @@ public struct ScanReport: Hashable, Sendable {
     }
 }
 
-/// The recognizer-specific part of a completed result, carried by ``ScanReport/detail``.
-///
-/// Indirect, so that a report stays small: only a completion pays for the box.
-public indirect enum ScanReportDetail: Hashable, Sendable {
-    /// A completed secure-QR scan (``ReportType/completedResult``, or ``ReportType/unsupportedResult`` in
-    /// unsupported mode).
-    case secureQR(SecureQRResult)
-    /// Guidance on a secure-QR `IN_PROGRESS` report: the steady state, pixels per cell and sharpness against their
-    /// thresholds, the code's outline.
-    case secureQRGuidance(SecureQRGuidance)
-    /// A completed meter reading.
-    case meter(MeterReading)
-    /// A barcode reading: decoders, character set, add-on, structured append, disagreements.
-    case barcode(BarcodeReading)
-
-    /// The secure-QR result, when this is one.
-    public var secureQR: SecureQRResult? {
-        if case .secureQR(let result) = self { return result }
-        return nil
-    }
-
-    /// The secure-QR guidance, when this is one.
-    public var secureQRGuidance: SecureQRGuidance? {
-        if case .secureQRGuidance(let guidance) = self { return guidance }
-        return nil
-    }
-
-    /// The meter reading, when this is one.
-    public var meter: MeterReading? {
-        if case .meter(let reading) = self { return reading }
-        return nil
-    }
-
-    /// The barcode reading, when this is one.
-    public var barcode: BarcodeReading? {
-        if case .barcode(let reading) = self { return reading }
-        return nil
-    }
+/// The recognizer-specific part of a report, carried by ``ScanReport/detail``: the secure-QR scan or guidance, the
+/// meter reading and the barcode reading of LumaScan's recognizers (each defined with its recognizer), or what a
+/// recognizer in another package attaches. A detail writes itself into a `report` event's JSON line as one object
+/// under ``jsonKey``, so the event encoder needs to know no recognizer.
+public protocol ScanReportDetail: Hashable, Sendable {
+    /// The key of the detail's object in a `report` event's JSON line (`secureQR`, `guidance`, `meter`, `barcode`).
+    var jsonKey: String { get }
+    /// The detail as a JSON object (see ``JSONObject``).
+    var json: JSONObject { get }
 }
 
 /// Something that reads frames and reports what it sees: the barcode, secure-QR and meter recognizers.

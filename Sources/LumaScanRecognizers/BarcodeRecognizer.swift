@@ -195,7 +195,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
                 reports.append(
                     ScanReport(
                         .inProgress, .ok, recognizerID: id, frame: metadata, symbology: symbology, text: text,
-                        bytes: bytes, polygon: polygon, detail: .barcode(reading)))
+                        bytes: bytes, polygon: polygon, detail: reading))
                 guard
                     let message = assemble(
                         symbology: symbology, part: part, index: partIndex, bytes: bytes, text: text)
@@ -210,7 +210,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
                 reports.append(
                     ScanReport(
                         .completedResult, .ok, recognizerID: id, frame: metadata, symbology: symbology,
-                        text: message.text, bytes: message.bytes, polygon: polygon, detail: .barcode(whole)))
+                        text: message.text, bytes: message.bytes, polygon: polygon, detail: whole))
                 continue
             }
             if !configuration.stillImage && !shouldReport(symbology: symbology, bytes: bytes, metadata: metadata) {
@@ -222,7 +222,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
             reports.append(
                 ScanReport(
                     .completedResult, .ok, recognizerID: id, frame: metadata, symbology: symbology, text: text,
-                    bytes: bytes, polygon: polygon, detail: .barcode(reading)))
+                    bytes: bytes, polygon: polygon, detail: reading))
         }
         dropMessagesDecodedWhole(reports: &reports, from: before)
         if !disagreement.isEmpty && !disputed {
@@ -235,7 +235,7 @@ public final class BarcodeRecognizer: Recognizer, @unchecked Sendable {
             reports.append(
                 ScanReport(
                     .inProgress, .unreadable, recognizerID: id, frame: metadata, polygon: disagreementPolygon,
-                    detail: .barcode(BarcodeReading(decoders: [], passes: 0, disagreement: disagreement))))
+                    detail: BarcodeReading(decoders: [], passes: 0, disagreement: disagreement)))
         }
     }
 

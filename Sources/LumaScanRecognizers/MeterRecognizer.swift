@@ -169,7 +169,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             reports.append(
                 ScanReport(
                     .completedResult, .ok, recognizerID: id, frame: metadata, text: reading.text,
-                    bytes: Array(reading.text.utf8), polygon: polygon, detail: .meter(reading)))
+                    bytes: Array(reading.text.utf8), polygon: polygon, detail: reading))
         } else {
             reports.append(
                 ScanReport(

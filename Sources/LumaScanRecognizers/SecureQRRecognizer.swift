@@ -48,7 +48,7 @@ import Glibc
 ///
 /// ## Guidance
 /// Every `IN_PROGRESS` report in secure mode carries ``SecureQRGuidance`` as its ``ScanReport/detail``
-/// (``ScanReportDetail/secureQRGuidance(_:)``): the steady state — the raw states smoothed over the last
+/// (``SecureQRGuidance``): the steady state — the raw states smoothed over the last
 /// ``SecureQRGuidance/window`` frames, changing only when another state is a majority of them — and the pixels per
 /// cell, sharpness and outline of the code in view against the thresholds, for a preview to say "move closer" or
 /// "hold still". The report's own state stays the frame's raw state.
@@ -56,7 +56,7 @@ import Glibc
 /// Each frame processed yields exactly one report until a completion; then the recognizer reports nothing until
 /// ``reset()`` (which the engine calls when scanning starts again). The completion's extras — pattern centres,
 /// homography, measurements and the rectified crop as PNG — travel with its report as ``ScanReport/detail``
-/// (``ScanReportDetail/secureQR(_:)``), and stay readable in ``lastCompletedResult`` and
+/// (``SecureQRResult``), and stay readable in ``lastCompletedResult`` and
 /// ``completedResult(forReportFrame:)``.
 ///
 /// ## Authenticity
@@ -465,7 +465,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
                 ScanReport(
                     type, state, recognizerID: id, frame: metadata, symbology: analysis.symbology,
                     text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon,
-                    detail: .secureQRGuidance(guidance)))
+                    detail: guidance))
         }
         switch analysis.state {
         case .notProprietary, .noAuth:
@@ -599,7 +599,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         reports.append(
             ScanReport(
                 reportType, state, recognizerID: id, frame: metadata, symbology: symbology ?? analysis.symbology,
-                text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon, detail: .secureQR(result)))
+                text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon, detail: result))
         logger.debug(
             "secure-QR scan complete",
             metadata: [

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LumaScan
 import LumaScanCore
+import LumaScanEventJSON
 
 /// Answers the kiosk server's requests (the contract is in the README's "Kiosk service" section): one switch over the
 /// method and path, so that every answer, unknown paths included, is under the server's control.

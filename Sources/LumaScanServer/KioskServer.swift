@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import LumaScan
 import LumaScanCore
+import LumaScanEventJSON
 import Metrics
 import NIOCore
 import ServiceLifecycle

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import LumaScan
 import LumaScanAudio
+import LumaScanEventJSON
 import Synchronization
 
 /// `lumascan scan`: scan a camera, or image files, and print one JSON line per event.

@@ -163,7 +163,7 @@ struct SecureQRAuthenticityTests {
                 var reports: [ScanReport] = []
                 frame.image.withView { recognizer.process($0, metadata: metadata, into: &reports) }
                 if let report = reports.first(where: { $0.reportType == .completedResult }),
-                    case .secureQR(let result) = report.detail
+                    let result = report.detail?.secureQR
                 {
                     completion = result
                 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LumaScan
 import LumaScanBenchKit
+import LumaScanEventJSON
 import LumaScanTestSupport
 import Prometheus
 import ServiceLifecycle

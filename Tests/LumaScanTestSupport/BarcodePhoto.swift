@@ -1,6 +1,7 @@
 import CLumaTestKit
 import CLumaVision
 import LumaScanCore
+import LumaScanRecognizers
 
 /// One printed code in a ``BarcodePhoto``: the print, where the camera sees it and what happened to it.
 public struct PrintedCode: @unchecked Sendable {

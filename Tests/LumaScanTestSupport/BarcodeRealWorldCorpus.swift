@@ -1,6 +1,7 @@
 import CLumaVision
 import Foundation
 import LumaScanCore
+import LumaScanRecognizers
 
 /// One image of ``BarcodeRealWorldCorpus`` and the truth it was made with.
 public struct RealWorldImage: @unchecked Sendable {

@@ -1,6 +1,7 @@
 import CLumaVision
 import Foundation
 import LumaScanCore
+import LumaScanRecognizers
 
 /// How a simulated camera sees a printed code: where and how large, tilted how far, through what optics, noise and
 /// exposure.

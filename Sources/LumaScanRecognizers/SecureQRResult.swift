@@ -1,5 +1,6 @@
-// What the secure-QR recognizer delivers with a completed scan. Plain data (no C, no recognizer state), in the core
-// module because a ScanReport carries it (``ScanReportDetail/secureQR(_:)``).
+// What the secure-QR recognizer delivers with a completed scan (SecureQRResult) and on its IN_PROGRESS reports
+// (SecureQRGuidance). Plain data (no C, no recognizer state); both are ScanReportDetails that write their own JSON.
+import LumaScanCore
 
 /// A rectangle in module coordinates (origin at the code's outer top-left corner, one unit per module).
 public struct SecureQRModuleRect: Hashable, Sendable, Codable {
@@ -350,4 +351,94 @@ public struct SecureQRResult: Hashable, Sendable {
         self.crop = crop
         self.authenticity = authenticity
     }
+}
+
+extension SecureQRResult: ScanReportDetail {
+    /// `secureQR`.
+    public var jsonKey: String { "secureQR" }
+
+    /// The `secureQR` object: `scanFrame` (the frame the scan comes from, the sharpest seen) and its
+    /// `scanCaptureTime`, `hybrid`; when the code was located `version`, `modules`, `codePolygon` and
+    /// `secureGraphicPolygon` (frame pixels); when measured `measurements` (every ``SecureQRMeasurements`` property by
+    /// name); for `OK` and `BLURRY` completions in secure mode `crop` (`width`, `height`, `modulePixels`, `pngBase64`:
+    /// the rectified code and secure graphic as 8-bit grey PNG, ready to send for authentication); when scored on the
+    /// device `authenticity` (see ``SecureQRAuthenticity/json``).
+    public var json: JSONObject {
+        var object = JSONObject()
+        object.add("scanFrame", Int(frameIndex))
+        object.add("scanCaptureTime", captureTime.seconds)
+        object.add("hybrid", isHybrid)
+        if let geometry {
+            object.add("version", geometry.version)
+            object.add("modules", geometry.modules)
+            object.addRaw("codePolygon", JSONText.points(geometry.codePolygon))
+            object.addRaw("secureGraphicPolygon", JSONText.points(geometry.secureGraphicPolygon))
+        }
+        if let measured = measurements {
+            var measurements = JSONObject()
+            let values: [(String, Double)] = [
+                ("modulePixels", measured.modulePixels), ("pixelsPerCell", measured.pixelsPerCell),
+                ("darkLevel", measured.darkLevel), ("lightLevel", measured.lightLevel),
+                ("meanLevel", measured.meanLevel), ("moduleEnergy", measured.moduleEnergy),
+                ("cellEnergy", measured.cellEnergy), ("textureRatio", measured.textureRatio),
+                ("sharpness", measured.sharpness),
+            ]
+            for (key, value) in values { measurements.add(key, value) }
+            object.add("measurements", measurements)
+        }
+        if let crop {
+            var cropObject = JSONObject()
+            cropObject.add("width", crop.width)
+            cropObject.add("height", crop.height)
+            cropObject.add("modulePixels", crop.modulePixels)
+            cropObject.add("pngBase64", JSONText.base64(crop.png))
+            object.add("crop", cropObject)
+        }
+        if let authenticity { object.add("authenticity", authenticity.json) }
+        return object
+    }
+}
+
+extension SecureQRAuthenticity {
+    /// The `authenticity` object of a secure-QR completion: `score`, `decision` (`genuine` or `copy`), `threshold`,
+    /// `ncc`, `bitErrorRate`, `pixelsPerCell` and `blurCells`.
+    public var json: JSONObject {
+        var object = JSONObject()
+        object.add("score", score)
+        object.add("decision", decision.rawValue)
+        let values: [(String, Double)] = [
+            ("threshold", threshold), ("ncc", ncc), ("bitErrorRate", bitErrorRate), ("pixelsPerCell", pixelsPerCell),
+            ("blurCells", blurCells),
+        ]
+        for (key, value) in values { object.add(key, value) }
+        return object
+    }
+}
+
+extension SecureQRGuidance: ScanReportDetail {
+    /// `guidance`.
+    public var jsonKey: String { "guidance" }
+
+    /// The `guidance` object of a secure-QR `IN_PROGRESS` report: `steadyState` (the state smoothed over the last
+    /// frames, to show the user), `minimumPixelsPerCell` and `sharpnessThreshold`; `pixelsPerCell` and `closerFactor`
+    /// (how many times closer to reach the minimum) when an issuer's code was read, `sharpness` when measured,
+    /// `polygon` (the code's outline in frame pixels) when a code was located.
+    public var json: JSONObject {
+        var object = JSONObject()
+        object.add("steadyState", steadyState.rawValue)
+        if let pixelsPerCell { object.add("pixelsPerCell", pixelsPerCell) }
+        object.add("minimumPixelsPerCell", minimumPixelsPerCell)
+        if let closerFactor { object.add("closerFactor", closerFactor) }
+        if let sharpness { object.add("sharpness", sharpness) }
+        object.add("sharpnessThreshold", sharpnessThreshold)
+        if !polygon.isEmpty { object.addRaw("polygon", JSONText.points(polygon)) }
+        return object
+    }
+}
+
+extension ScanReportDetail {
+    /// The secure-QR result, when this detail is one.
+    public var secureQR: SecureQRResult? { self as? SecureQRResult }
+    /// The secure-QR guidance, when this detail is one.
+    public var secureQRGuidance: SecureQRGuidance? { self as? SecureQRGuidance }
 }

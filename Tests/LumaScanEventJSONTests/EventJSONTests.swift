@@ -1,5 +1,6 @@
 import Foundation
 import LumaScan
+import LumaScanEventJSON
 import Testing
 
 /// The JSON lines of reports that carry a completed result's ``ScanReportDetail``.
@@ -22,7 +23,7 @@ struct EventJSONTests {
         let report = ScanReport(
             reportType: .completedResult, state: .ok, recognizerID: "meter", text: "0042.7",
             bytes: Array("0042.7".utf8),
-            frameIndex: 9, detail: .meter(reading))
+            frameIndex: 9, detail: reading)
         let object = try Self.object(report)
         #expect(object["text"] as? String == "0042.7")
         let meter = try #require(object["meter"] as? [String: Any])
@@ -44,7 +45,7 @@ struct EventJSONTests {
         let object = try Self.object(
             ScanReport(
                 reportType: .inProgress, state: .unreadable, recognizerID: "sqr", frameIndex: 3,
-                detail: .secureQRGuidance(guidance)))
+                detail: guidance))
         #expect(object["state"] as? String == "UNREADABLE")
         let written = try #require(object["guidance"] as? [String: Any])
         #expect(written["steadyState"] as? String == "TOO_SMALL")
@@ -73,7 +74,7 @@ struct EventJSONTests {
         let object = try Self.object(
             ScanReport(
                 reportType: .completedResult, state: .notProprietary, recognizerID: "sqr", frameIndex: 4,
-                detail: .secureQR(result)))
+                detail: result))
         let secureQR = try #require(object["secureQR"] as? [String: Any])
         #expect(secureQR["scanFrame"] as? Int == 4 && secureQR["scanCaptureTime"] as? Double == 2.5)
         #expect(secureQR["hybrid"] as? Bool == true)
@@ -92,7 +93,7 @@ struct EventJSONTests {
         let object = try Self.object(
             ScanReport(
                 reportType: .completedResult, state: .ok, recognizerID: "sqr", frameIndex: 9,
-                detail: .secureQR(result)))
+                detail: result))
         let secureQR = try #require(object["secureQR"] as? [String: Any])
         let written = try #require(secureQR["authenticity"] as? [String: Any])
         // 0.9 × 0.5 + 0.1 × (1 − 2 × 0.25) = 0.5, below the threshold.

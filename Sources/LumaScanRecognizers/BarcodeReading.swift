@@ -1,3 +1,5 @@
+import LumaScanCore
+
 /// What a barcode reading carries beyond the report's envelope (``ScanReport/detail`` on the barcode recognizer's
 /// reports): which decoders read it, how its text was decoded, an EAN add-on, its place in a structured-append
 /// sequence, and the readings that disagreed with each other.
@@ -71,4 +73,44 @@ public struct BarcodeReading: Hashable, Sendable {
         self.structuredAppend = structuredAppend
         self.disagreement = disagreement
     }
+}
+
+extension BarcodeReading: ScanReportDetail {
+    /// `barcode`.
+    public var jsonKey: String { "barcode" }
+
+    /// The `barcode` object: `decoders` (`["zbar","zxing"]`), `passes`, `characterSet`, `preprocessed`; `addOn`
+    /// (EAN-2/EAN-5 digits) when there is one; `structuredAppend` (`index` on a part, `count`, `id`) on a part or an
+    /// assembled message; `disagreement` (`[{"symbology","text"}, …]`) on a report that no code can be trusted where
+    /// readings disagree.
+    public var json: JSONObject {
+        var object = JSONObject()
+        object.addRaw("decoders", JSONText.array(decoders.map { JSONText.quoted($0.rawValue) }))
+        object.add("passes", passes)
+        object.add("characterSet", characterSet)
+        object.add("preprocessed", preprocessed)
+        if let addOn { object.add("addOn", addOn) }
+        if let structuredAppend {
+            var part = JSONObject()
+            if let index = structuredAppend.index { part.add("index", index) }
+            part.add("count", structuredAppend.count)
+            part.add("id", structuredAppend.id)
+            object.add("structuredAppend", part)
+        }
+        if !disagreement.isEmpty {
+            let alternatives = disagreement.map { alternative in
+                var entry = JSONObject()
+                entry.add("symbology", alternative.symbology.rawValue)
+                entry.add("text", alternative.text)
+                return entry.text
+            }
+            object.addRaw("disagreement", JSONText.array(alternatives))
+        }
+        return object
+    }
+}
+
+extension ScanReportDetail {
+    /// The barcode reading, when this detail is one.
+    public var barcode: BarcodeReading? { self as? BarcodeReading }
 }

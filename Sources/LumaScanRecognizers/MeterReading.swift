@@ -1,5 +1,5 @@
-// What the meter recognizer read. Plain data, in the core module because a ScanReport carries a completed reading
-// (``ScanReportDetail/meter(_:)``).
+// What the meter recognizer read. Plain data; a completed reading is the ScanReportDetail of its report.
+import LumaScanCore
 
 /// What the meter recognizer read in one frame: the reading, each digit's confidence, where it looked, and (for a
 /// completed reading) the crop it read as PNG.
@@ -73,4 +73,30 @@ public struct MeterReading: Hashable, Sendable {
         self.cropPNG = cropPNG
         self.frameIndex = frameIndex
     }
+}
+
+extension MeterReading: ScanReportDetail {
+    /// `meter`.
+    public var jsonKey: String { "meter" }
+
+    /// The `meter` object of a completed reading: `confidence` (0–100, the least confident digit's),
+    /// `digitConfidences`, `reader` (`digital` or `counter`), `lightOnDark`, `cutout`, `crop` and `digitBounds` (each
+    /// `{"x","y","width","height"}` in frame pixels), and `cropPNGBase64` (the crop read, as 8-bit grey PNG).
+    public var json: JSONObject {
+        var object = JSONObject()
+        object.add("confidence", confidence)
+        object.addRaw("digitConfidences", JSONText.array(digitConfidences.map(JSONText.number)))
+        if let reader { object.add("reader", reader.rawValue) }
+        object.add("lightOnDark", lightOnDark)
+        object.addRaw("cutout", JSONText.rect(cutout))
+        object.addRaw("crop", JSONText.rect(crop))
+        if let digitBounds { object.addRaw("digitBounds", JSONText.rect(digitBounds)) }
+        if let cropPNG { object.add("cropPNGBase64", JSONText.base64(cropPNG)) }
+        return object
+    }
+}
+
+extension ScanReportDetail {
+    /// The meter reading, when this detail is one.
+    public var meter: MeterReading? { self as? MeterReading }
 }
