@@ -40,7 +40,7 @@ includes=(-ICSupport/CLumaVision/include -ICSupport/CLumaVision -ICSupport/OpenC
 libraries=(-lopencv_core -lopencv_imgproc -lopencv_dnn -lZXing -lzbar -lpng16 -lturbojpeg -lwebp -ltiff -lgif)
 
 # The shim sources each target needs; assertion_guard.cpp replaces __assert_fail, as in the package.
-vision=(codecs codecs_libs image common assertion_guard barcode barcode_merge barcode_regions barcode_text barcode_zxing qr_finder)
+vision=(codecs codecs_libs image common assertion_guard barcode barcode_qr barcode_merge barcode_regions barcode_text barcode_zxing qr_finder)
 # The meter reader's, for the meter target (its model, meter_digits_model.c, is compiled without instrumentation: it is
 # one 458 kB array).
 meter=(meter meter_image meter_digital meter_drums meter_counter meter_templates meter_digits)

@@ -1,5 +1,5 @@
 // The barcode scanner's internals, shared by its files (internal to CLumaVision; lv_barcode.h is the C API):
-// barcode.cpp (the C API, zbar, the live and still-image passes), barcode_zxing.cpp (ZXing-C++), barcode_merge.cpp
+// barcode.cpp (the C API, zbar, the live and still-image passes), barcode_qr.cpp (the live QR pass), barcode_zxing.cpp (ZXing-C++), barcode_merge.cpp
 // (what several passes read, merged, checked and written out) and barcode_text.cpp (character sets).
 #ifndef LV_BARCODE_INTERNAL_HPP
 #define LV_BARCODE_INTERNAL_HPP
@@ -165,6 +165,30 @@ struct lv_barcode_scanner {
 };
 
 namespace lv::barcode {
+
+// ---- barcode.cpp -------------------------------------------------------------------------------------------------
+
+/// Runs `z` over `zbar_w` x `zbar_h` bytes at `pixels` (rows of `zbar_w` bytes), reading only `crop`, and collects
+/// what it finds (mapped back to frame pixels by `map`, centred inside `roi`) as `pass`. Returns the number of codes
+/// read, or a negative errno.
+int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w, int zbar_h, cv::Rect crop,
+               Mapping map, cv::Rect roi, Pass pass);
+/// The ROI of a grey plane as a cv::Mat over its memory (read only).
+cv::Mat roi_mat(const uint8_t *luma, size_t stride, cv::Rect roi);
+/// Scans the ROI with `z` at full resolution, handing zbar (which has no row stride) the ROI without a copy where it
+/// can. Returns the number of codes read, or a negative errno.
+int scan_full(lv_barcode_scanner *s, ZBar &z, const uint8_t *luma, int width, int height, size_t stride,
+              cv::Rect roi, Pass pass);
+
+// ---- barcode_qr.cpp ----------------------------------------------------------------------------------------------
+
+/// zbar's QR pass over a camera frame's ROI: on the plane shrunk by `s->qr_downscale`, around the finder patterns the
+/// prefilter located; small codes read again at full resolution; codes seen but not read noted for
+/// lv_barcode_scanner_unread_qr. Returns the number of codes read, or a negative errno.
+int scan_frame_qr(lv_barcode_scanner *s, const uint8_t *luma, int width, int height, size_t stride, cv::Rect roi);
+/// Whether `plane` may hold a QR code zbar can read: the finder locator finds too many candidates to tell, or three
+/// that make a code's corner.
+bool may_hold_qr(const cv::Mat &plane, lv::qr_finder::Scratch &finder);
 
 // ---- barcode_zxing.cpp --------------------------------------------------------------------------------------------
 

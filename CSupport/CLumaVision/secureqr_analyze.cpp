@@ -20,7 +20,7 @@ using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" 
 using lv::sqr::apply;  // secureqr_internal.hpp: geometry shared with the authenticity scorer
 using lv::sqr::quad_area;
 using lv::sqr::rectify;
-using lv::sqr::reuse;
+using lv::reuse;
 
 /// Pixels per module of the patch the alignment pattern is searched in (after rectification).
 constexpr int kPatchModulePx = 4;

@@ -23,7 +23,7 @@ namespace {
 using lv::guarded;  // lv_shim.hpp: the one exception guard of every extern "C" entry point
 using lv::sqr::apply;
 using lv::sqr::rectify;
-using lv::sqr::reuse;
+using lv::reuse;
 
 /// Pixels per CDP cell at which the secure graphic and the finder pattern are rectified and compared.
 constexpr int kCellPx = 4;

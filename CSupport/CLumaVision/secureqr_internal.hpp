@@ -3,6 +3,8 @@
 #ifndef LV_SECUREQR_INTERNAL_HPP
 #define LV_SECUREQR_INTERNAL_HPP
 
+#include "lv_mat.hpp"
+
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -12,14 +14,7 @@
 
 namespace lv::sqr {
 
-/// A `rows` x `cols` matrix of `type` in `mat`'s memory, reallocating only when it must grow (cv::Mat::create would
-/// reallocate whenever the shape changes, which it does from frame to frame).
-inline cv::Mat reuse(cv::Mat &mat, int rows, int cols, int type) {
-    size_t needed = size_t(rows) * size_t(cols) * CV_ELEM_SIZE(type);
-    size_t have = mat.empty() ? 0 : mat.total() * mat.elemSize();
-    if (have < needed) mat.create(1, int(std::max(needed, have * 5 / 4)), CV_8UC1);
-    return cv::Mat(rows, cols, type, mat.data);
-}
+using lv::reuse;
 
 /// Maps (x, y) through the homography `h`.
 inline cv::Point2d apply(const cv::Matx33d &h, double x, double y) {
