@@ -83,23 +83,23 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     public static let rememberedResults = 8
 
     let logger: Logger
-    private let reader: BarcodeRecognizer
+    let reader: BarcodeRecognizer
     /// Unsupported mode: a full-resolution reader for frames in which the shrunk frame showed no code.
-    private let fallbackReader: BarcodeRecognizer?
+    let fallbackReader: BarcodeRecognizer?
     let analyzer: OpaquePointer
     var design: lv_sqr_design
-    private var readerReports: [ScanReport] = []
-    private var readerFrame: UInt64 = 0
-    private var stopped = false
-    private var appearance: Appearance?
-    private var streak: Streak?
-    private var failures = 0
-    private let completed = Lock<[SecureQRResult]>([])
+    var readerReports: [ScanReport] = []
+    var readerFrame: UInt64 = 0
+    var stopped = false
+    var appearance: Appearance?
+    var streak: Streak?
+    var failures = 0
+    let completed = Lock<[SecureQRResult]>([])
     /// The raw states of the last ``SecureQRGuidance/window`` frames, oldest first, and the state smoothed over them.
-    private var recentStates: [ScanState] = []
-    private var steadyState: ScanState?
+    var recentStates: [ScanState] = []
+    var steadyState: ScanState?
     /// The module count the issuer's design gives the last payload estimated (encoding it once per payload).
-    private var moduleCountCache: (bytes: [UInt8], modules: Int)?
+    var moduleCountCache: (bytes: [UInt8], modules: Int)?
     /// The issuer's key (``SecureQRConfiguration/authenticity``) and the scorer, when a key file is configured.
     let issuerKey: SecureQRIssuerKey?
     let authenticator: SecureQRAuthenticator?
@@ -108,7 +108,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
 
     /// A scan kept as a candidate for delivery: the frame's analysis, the rectified crop and, with a key, the
     /// authenticity score.
-    private struct Candidate {
+    struct Candidate {
         var analysis: SecureQRFrameAnalysis
         var metadata: FrameMetadata
         var sharpness: Double
@@ -124,7 +124,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// An issuer's code in view: since when, when last seen, and the sharpest scan of it.
-    private struct Appearance {
+    struct Appearance {
         var bytes: [UInt8]
         var start: MonotonicInstant
         var lastSeen: MonotonicInstant
@@ -132,7 +132,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// Consecutive `OK` frames of one code.
-    private struct Streak {
+    struct Streak {
         var bytes: [UInt8]
         var count: Int
         var best: Candidate
@@ -186,7 +186,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     /// centres, homography, measurements), or `nil` before the first.
     ///
     /// - Important: Read it on the thread that calls ``process(_:metadata:into:)``.
-    public private(set) var lastFrameAnalysis: SecureQRFrameAnalysis?
+    public internal(set) var lastFrameAnalysis: SecureQRFrameAnalysis?
 
     /// Whether a completion was reported and the recognizer waits for ``reset()``.
     ///
@@ -310,7 +310,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     /// blurred to decode, for which "hold still" is the guidance. Such an analysis has no payload (`bytes` and `text`
     /// are `nil`), so it is never completed on. `UNREADABLE` otherwise. A plain QR code of the same version blurred
     /// past decoding cannot be told from a secure one; the guidance is the same.
-    private func undecoded(_ luma: LumaView) -> SecureQRFrameAnalysis {
+    func undecoded(_ luma: LumaView) -> SecureQRFrameAnalysis {
         let unreadable = SecureQRFrameAnalysis(state: .unreadable)
         guard let code = reader.unreadQRCode() else { return unreadable }
         var result = lv_sqr_analysis()
@@ -332,7 +332,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
 
     /// Whether the secure graphic lies inside the frame with ``SecureQRConfiguration/fingerprintMargin`` pixels to
     /// spare.
-    private func secureGraphicInside(_ geometry: SecureQRGeometry, _ luma: LumaView) -> Bool {
+    func secureGraphicInside(_ geometry: SecureQRGeometry, _ luma: LumaView) -> Bool {
         let margin = Double(configuration.fingerprintMargin)
         return geometry.secureGraphicPolygon.allSatisfy { point in
             point.x >= margin && point.y >= margin && point.x <= Double(luma.width - 1) - margin
@@ -349,7 +349,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     /// The state of an issuer's code that was read but whose patterns could not be located or measured: `TOO_SMALL`
     /// when its estimated pixels per cell are below both the minimum and ``locatablePixelsPerCell`` (too small for the
     /// pattern search), `UNREADABLE` otherwise.
-    private func unlocated(_ analysis: SecureQRFrameAnalysis) -> SecureQRFrameAnalysis {
+    func unlocated(_ analysis: SecureQRFrameAnalysis) -> SecureQRFrameAnalysis {
         var analysis = analysis
         let limit = min(configuration.minimumPixelsPerCell, Self.locatablePixelsPerCell)
         if let pixelsPerCell = analysis.pixelsPerCell, pixelsPerCell < limit { analysis.state = .tooSmall }
@@ -359,7 +359,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     /// Frame pixels per CDP cell of an issuer's code estimated from the decoder's polygon: the square root of its area
     /// over the code's modules per side (`modules`, else the count the issuer's design gives `bytes`), over the cells
     /// per module. `nil` without a four-corner polygon or when the payload does not encode.
-    private func estimatedPixelsPerCell(polygon: [Point], bytes: [UInt8]?, modules known: Int? = nil) -> Double? {
+    func estimatedPixelsPerCell(polygon: [Point], bytes: [UInt8]?, modules known: Int? = nil) -> Double? {
         guard polygon.count == 4, let bytes, !bytes.isEmpty else { return nil }
         let modules: Int
         if let known {
@@ -384,7 +384,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
 
     /// Adds `state` to the recent states and returns the steady state: it changes to another state only when that
     /// state is the raw state of a majority of the last ``SecureQRGuidance/window`` frames.
-    private func smooth(_ state: ScanState) -> ScanState {
+    func smooth(_ state: ScanState) -> ScanState {
         if recentStates.count >= SecureQRGuidance.window { recentStates.removeFirst() }
         recentStates.append(state)
         guard let current = steadyState else {
@@ -399,7 +399,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// Runs `reader` over the frame with a fresh duplicate filter, so every QR code read is reported.
-    private func readQR(_ luma: LumaView, with reader: BarcodeRecognizer? = nil) {
+    func readQR(_ luma: LumaView, with reader: BarcodeRecognizer? = nil) {
         let reader = reader ?? self.reader
         readerReports.removeAll(keepingCapacity: true)
         reader.reset()
@@ -412,7 +412,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
         reader.process(luma, metadata: metadata, into: &readerReports)
     }
 
-    private static func geometry(of result: lv_sqr_analysis) -> SecureQRGeometry {
+    static func geometry(of result: lv_sqr_analysis) -> SecureQRGeometry {
         let centres = withUnsafeBytes(of: result.centres) { Array($0.bindMemory(to: Double.self)) }
         let homography = withUnsafeBytes(of: result.homography) { Array($0.bindMemory(to: Double.self)) }
         let code = withUnsafeBytes(of: result.code) { Array($0.bindMemory(to: Double.self)) }
@@ -427,7 +427,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             secureGraphicPolygon: points(region))
     }
 
-    private static func measurements(of result: lv_sqr_analysis, cellsPerModule: Int) -> SecureQRMeasurements {
+    static func measurements(of result: lv_sqr_analysis, cellsPerModule: Int) -> SecureQRMeasurements {
         SecureQRMeasurements(
             modulePixels: result.module_px, pixelsPerCell: result.module_px / Double(cellsPerModule),
             darkLevel: result.dark, lightLevel: result.light, meanLevel: result.mean_level,
@@ -435,7 +435,7 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             textureRatio: result.cell_energy / max(result.module_energy, 1e-6), sharpness: result.sharpness)
     }
 
-    private static func area(_ polygon: [Point]) -> Double {
+    static func area(_ polygon: [Point]) -> Double {
         guard polygon.count >= 3 else { return 0 }
         var sum = 0.0
         for index in polygon.indices {
@@ -443,210 +443,5 @@ public final class SecureQRRecognizer: Recognizer, @unchecked Sendable {
             sum += a.x * b.y - b.x * a.y
         }
         return abs(sum) / 2
-    }
-
-    // MARK: Secure mode
-
-    private func processSecure(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
-        let analysis = analyze(luma)
-        lastFrameAnalysis = analysis
-        let steady = smooth(analysis.state)
-        let now = metadata.captureTime
-        if let current = appearance, now.since(current.lastSeen) > .seconds(configuration.absenceTolerance) {
-            appearance = nil
-        }
-        func report(_ type: ReportType, _ state: ScanState) {
-            let guidance = SecureQRGuidance(
-                steadyState: steady, pixelsPerCell: analysis.pixelsPerCell,
-                minimumPixelsPerCell: configuration.minimumPixelsPerCell, sharpness: analysis.measurements?.sharpness,
-                sharpnessThreshold: configuration.sharpnessThreshold,
-                polygon: analysis.geometry?.codePolygon ?? analysis.polygon)
-            reports.append(
-                ScanReport(
-                    type, state, recognizerID: id, frame: metadata, symbology: analysis.symbology,
-                    text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon,
-                    detail: guidance))
-        }
-        switch analysis.state {
-        case .notProprietary, .noAuth:
-            streak = nil
-            let candidate = Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil)
-            complete(
-                state: analysis.state, reportType: .completedResult, candidate: candidate, metadata: metadata,
-                into: &reports)
-            return
-        case .unreadable:
-            streak = nil
-            if analysis.isIssuerCode, let bytes = analysis.bytes { see(bytes, at: now) }
-            if timedOut(now: now) {
-                completeInsufficientQuality(analysis: analysis, metadata: metadata, into: &reports)
-                return
-            }
-            report(.inProgress, .unreadable)
-        case .blurry where analysis.bytes == nil:
-            // A code too blurred to decode (see `undecoded`): "hold still", with no payload to complete on.
-            streak = nil
-            if timedOut(now: now) {
-                completeInsufficientQuality(analysis: analysis, metadata: metadata, into: &reports)
-                return
-            }
-            report(.inProgress, .blurry)
-        case .ok, .blurry, .tooSmall, .fingerprintNotInFrame:
-            let bytes = analysis.bytes ?? []
-            see(bytes, at: now)
-            let sharpness = analysis.measurements?.sharpness ?? -1
-            let measured = analysis.measurements != nil && analysis.geometry != nil
-            var candidate: Candidate?
-            func makeCandidate() -> Candidate {
-                if let candidate { return candidate }
-                let made = Candidate(
-                    analysis: analysis, metadata: metadata, sharpness: sharpness, crop: crop(luma, analysis: analysis),
-                    authenticity: authenticity(of: luma, analysis: analysis))
-                candidate = made
-                return made
-            }
-            if measured, sharpness > appearance?.sharpest?.sharpness ?? -Double.infinity {
-                appearance?.sharpest = makeCandidate()
-            }
-            if analysis.state == .ok {
-                if var current = streak, current.bytes == bytes {
-                    current.count += 1
-                    if sharpness > current.best.sharpness { current.best = makeCandidate() }
-                    streak = current
-                } else {
-                    streak = Streak(bytes: bytes, count: 1, best: makeCandidate())
-                }
-                if let current = streak, current.count >= configuration.stableFrameCount {
-                    complete(
-                        state: .ok, reportType: .completedResult, candidate: current.best, metadata: metadata,
-                        into: &reports)
-                    return
-                }
-                report(.inProgress, .ok)
-                return
-            }
-            streak = nil
-            if timedOut(now: now) {
-                completeInsufficientQuality(analysis: analysis, metadata: metadata, into: &reports)
-                return
-            }
-            report(.inProgress, analysis.state)
-        }
-    }
-
-    /// Notes that the issuer's code `bytes` is in view at `now`, starting a new appearance when it is another code.
-    private func see(_ bytes: [UInt8], at now: MonotonicInstant) {
-        if var current = appearance, current.bytes == bytes {
-            current.lastSeen = now
-            appearance = current
-        } else {
-            appearance = Appearance(bytes: bytes, start: now, lastSeen: now, sharpest: nil)
-        }
-    }
-
-    private func timedOut(now: MonotonicInstant) -> Bool {
-        guard let current = appearance else { return false }
-        return now.since(current.start) >= .seconds(configuration.insufficientQualityTimeout)
-    }
-
-    /// The insufficient-quality event: `COMPLETED_RESULT` `BLURRY` with the sharpest scan seen (or, when none was
-    /// measured, this frame).
-    private func completeInsufficientQuality(
-        analysis: SecureQRFrameAnalysis, metadata: FrameMetadata, into reports: inout [ScanReport]
-    ) {
-        let best =
-            appearance?.sharpest ?? Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil)
-        complete(
-            state: .blurry, reportType: .completedResult, candidate: best, metadata: metadata, symbology: .qrCode,
-            into: &reports)
-    }
-
-    /// Stops processing, records the completion's result and appends its report, which carries the result as its
-    /// ``ScanReport/detail``. The report's code (`symbology`, unless given, text, bytes, polygon) is the candidate's.
-    private func complete(
-        state: ScanState, reportType: ReportType, candidate: Candidate, metadata: FrameMetadata,
-        symbology: Symbology? = nil, into reports: inout [ScanReport]
-    ) {
-        stopped = true
-        appearance = nil
-        streak = nil
-        var crop: SecureQRCrop?
-        if let pixels = candidate.crop {
-            do {
-                let png = try pixels.pixels.withUnsafeBufferPointer { buffer throws(LumaScanError) in
-                    guard let base = buffer.baseAddress else { throw LumaScanError(.imageIO, "empty crop") }
-                    return try PNG.encode(
-                        LumaView(baseAddress: base, width: pixels.width, height: pixels.height, stride: pixels.width))
-                }
-                crop = SecureQRCrop(
-                    png: png, width: pixels.width, height: pixels.height,
-                    modulePixels: configuration.cropModulePixels, region: pixels.region)
-            } catch {
-                logger.error("secure-QR crop encoding failed", metadata: ["error": "\(error)", "recognizer": "\(id)"])
-            }
-        }
-        let analysis = candidate.analysis
-        let result = SecureQRResult(
-            reportType: reportType, state: state, recognizerID: id, reportFrameIndex: metadata.index,
-            frameIndex: candidate.metadata.index, captureTime: candidate.metadata.captureTime,
-            symbology: analysis.symbology, text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon,
-            isHybrid: configuration.design.hybrid, geometry: analysis.geometry, measurements: analysis.measurements,
-            crop: crop, authenticity: candidate.authenticity)
-        completed.withLock { results in
-            if results.count >= Self.rememberedResults { results.removeFirst() }
-            results.append(result)
-        }
-        reports.append(
-            ScanReport(
-                reportType, state, recognizerID: id, frame: metadata, symbology: symbology ?? analysis.symbology,
-                text: analysis.text, bytes: analysis.bytes, polygon: analysis.polygon, detail: result))
-        logger.debug(
-            "secure-QR scan complete",
-            metadata: [
-                "recognizer": "\(id)", "reportType": "\(reportType.rawValue)", "state": "\(state.rawValue)",
-                "frame": "\(metadata.index)", "scanFrame": "\(candidate.metadata.index)",
-                "authenticity": "\(candidate.authenticity.map { "\($0.decision) \($0.score)" } ?? "not scored")",
-            ])
-    }
-
-    // MARK: Unsupported and limited modes
-
-    /// A plain QR reader: `UNSUPPORTED_RESULT` reports.
-    private func processPlain(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
-        readQR(luma)
-        if let fallbackReader, !readerReports.contains(where: { $0.state == .ok }) {
-            readQR(luma, with: fallbackReader)
-        }
-        finishWithFirstCode(
-            metadata: metadata, reportType: .unsupportedResult, nothingRead: .unsupportedResult, into: &reports)
-    }
-
-    /// The limited camera manager: QR and 1D codes through the barcode recognizer's own consistency counts.
-    private func processLimited(_ luma: LumaView, metadata: FrameMetadata, into reports: inout [ScanReport]) {
-        readerReports.removeAll(keepingCapacity: true)
-        reader.process(luma, metadata: metadata, into: &readerReports)
-        finishWithFirstCode(metadata: metadata, reportType: .completedResult, nothingRead: .inProgress, into: &reports)
-    }
-
-    /// Reports the first issuer's code read (`OK`), else the first other code (`NOT_PROPRIETARY`), and stops; or
-    /// `UNREADABLE` when nothing was read.
-    private func finishWithFirstCode(
-        metadata: FrameMetadata, reportType: ReportType, nothingRead: ReportType, into reports: inout [ScanReport]
-    ) {
-        let codes = readerReports.filter { $0.state == .ok && $0.text != nil }
-        guard
-            let code = codes.first(where: { configuration.isIssuerPayload($0.text ?? "") }) ?? codes.first
-        else {
-            reports.append(ScanReport(nothingRead, .unreadable, recognizerID: id, frame: metadata))
-            return
-        }
-        let state: ScanState = configuration.isIssuerPayload(code.text ?? "") ? .ok : .notProprietary
-        let analysis = SecureQRFrameAnalysis(
-            state: state, symbology: code.symbology, text: code.text, bytes: code.bytes, polygon: code.polygon,
-            isIssuerCode: state == .ok)
-        complete(
-            state: state, reportType: reportType,
-            candidate: Candidate(analysis: analysis, metadata: metadata, sharpness: 0, crop: nil), metadata: metadata,
-            into: &reports)
     }
 }
