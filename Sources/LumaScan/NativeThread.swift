@@ -46,7 +46,7 @@ package final class NativeThread: Sendable {
 
     /// Waits for the thread's body to finish. Call it from one thread, once.
     package func join() {
-        while !done.wait(milliseconds: 1000) {}
+        done.wait()
     }
 }
 

@@ -133,7 +133,7 @@ public final class PreviewTap: Sendable {
                 // Wait holding only the semaphore, not the tap, so that the tap can be released meanwhile.
                 let ready: Semaphore? = self.flatMap { $0.closed.load(ordering: .acquiring) ? nil : $0.frameReady }
                 guard let ready else { return }
-                ready.wait(milliseconds: 1000)
+                ready.wait()
                 guard let tap = self, !tap.closed.load(ordering: .acquiring) else { return }
                 tap.encodeStaged(encoder: encoder, output: &output)
             }

@@ -11,21 +11,17 @@ import Glibc
 /// the recognition thread hands back, and recovers a failed source (reopen or restart, with backoff). It owns the
 /// ring's producer handle and is the only thread that calls the source, apart from `bytes(of:)`.
 extension ScanEngine {
-    /// The longest a capture-thread wait for a returned buffer lasts before it looks again (every wake-up is also
-    /// signalled, so this only bounds a lost wake-up).
-    static let waitSliceMilliseconds = 100
-
     func captureLoop(_ producer: consuming FrameRing.Producer) {
         var reason = StopReason.requested
         var sequenceGaps = SequenceGaps()
         var captured = 0
         var recoveryAttempts = 0
-        capture: while !stopRequested.load(ordering: .acquiring) {
+        capture: while !stopRequested {
             requeueReturned(producer)
             if producer.outstanding >= source.bufferCount {
                 // Every buffer waits in the ring or is being recognised (a file or a recording is read faster than
                 // recognised): nothing to dequeue into until the recognition thread hands one back.
-                bufferReturned.wait(milliseconds: Self.waitSliceMilliseconds)
+                bufferReturned.wait()
                 continue
             }
             let frame: DequeuedFrame
@@ -63,12 +59,12 @@ extension ScanEngine {
                     requeue(victim)
                 case .rejected:
                     // A finite source waits for room: its frames must not be lost.
-                    if stopRequested.load(ordering: .acquiring) {
+                    if stopRequested {
                         requeue(frame.bufferIndex)
                         break capture
                     }
                     requeueReturned(producer)
-                    bufferReturned.wait(milliseconds: Self.waitSliceMilliseconds)
+                    bufferReturned.wait()
                     continue
                 }
                 break
@@ -79,29 +75,18 @@ extension ScanEngine {
                 break
             }
         }
-        captureFinished.store(true, ordering: .releasing)
-        frameAvailable.wake()
-        // Let recognition finish (drain the ring on end of input; finish the current frame on stop).
-        while !recognitionExited.load(ordering: .acquiring) {
-            bufferReturned.wait(milliseconds: Self.waitSliceMilliseconds)
-        }
+        carryOut(update { $0.captureEnded() })
+        // Let recognition finish (drain the ring on end of input; finish the current frame on stop): wait, lock
+        // released, until the state machine says it has exited.
+        machine.withLock(when: { $0.recognitionExited }) { _ in }
         for buffer in producer.evictAll() { requeue(buffer) }
         requeueReturned(producer)
         source.stop()
-        if stopRequested.load(ordering: .acquiring), case .endOfInput = reason {
+        if stopRequested, case .endOfInput = reason {
             reason = .requested
         }
-        let scanReason: ScanStopReason
-        switch reason {
-        case .requested: scanReason = .requested
-        case .endOfInput: scanReason = .endOfInput
-        case .error: scanReason = .error
-        }
-        lifecycle.withLock { machine in
-            if case .actions(let actions) = machine.stop(scanReason) { perform(actions) }
-        }
+        update { [reason] in $0.sourceStopped(reason) }
         logger.info("engine stopped", metadata: ["reason": "\(reason.name)", "source": "\(source.name)"])
-        emit(.stopped(reason), terminal: true)
     }
 
     func requeueReturned(_ producer: borrowing FrameRing.Producer) {
@@ -138,14 +123,14 @@ extension ScanEngine {
         // Take every buffer back before the source lets go of its memory: evict what waits in the ring and wait
         // for the recognition thread to release the frame it holds.
         _ = producer.evictAll()
-        while producer.consumerHeld > 0 && !recognitionExited.load(ordering: .acquiring) {
-            bufferReturned.wait(milliseconds: Self.waitSliceMilliseconds)
+        while producer.consumerHeld > 0 && !machine.withLock({ $0.recognitionExited }) {
+            bufferReturned.wait()
         }
         while producer.reclaim() != nil {}
         source.stop()
 
         var delay = options.recoveryInitialDelay
-        while !stopRequested.load(ordering: .acquiring) {
+        while !stopRequested {
             attempts += 1
             do {
                 try source.start()
@@ -169,7 +154,7 @@ extension ScanEngine {
     /// Waits `duration`, or less when ``stop()`` is called meanwhile.
     func sleepUnlessStopped(_ duration: Duration) {
         let deadline = MonotonicInstant(nanoseconds: MonotonicInstant.now().nanoseconds &+ duration.nanosecondsClamped)
-        while !stopRequested.load(ordering: .acquiring) {
+        while !stopRequested {
             let now = MonotonicInstant.now()
             guard now < deadline else { return }
             stopWake.wait(milliseconds: max(1, Int(clamping: deadline.since(now).nanosecondsClamped / 1_000_000)))

@@ -32,23 +32,23 @@ extension ScanEngine {
     /// Where the scanning lifecycle stands now.
     public var scanningState: ScanningState {
         let now = MonotonicInstant.now()
-        return lifecycle.withLock { machine in
-            switch machine.state {
-            case .notScanning: return machine.session == 0 ? .idle : .stopped
+        return machine.withLock { machine in
+            let lifecycle = machine.lifecycle
+            switch lifecycle.state {
+            case .notScanning: return lifecycle.session == 0 ? .idle : .stopped
             case .scanning(let from, _): return now < from ? .starting : .scanning
             case .paused: return .paused
             }
         }
     }
 
-    /// Whether the engine has started and not yet finished (its source streams, or recovers).
+    /// Whether the engine has started (or is starting) and not yet finished (its source streams, or recovers).
     public var isRunning: Bool {
-        guard case .running = phase.withLock({ $0 }) else { return false }
-        return !finishedWaiters.withLock { $0.done }
+        machine.withLock { $0.phase != .idle && !$0.delivered }
     }
 
     /// Events waiting for the delivery thread (the delegate and ``events``) now.
-    public var deliveryQueueDepth: Int { delivery.depth }
+    public var deliveryQueueDepth: Int { machine.withLock { $0.outbox.count } }
 
     /// Performs a lifecycle call and says whether it was allowed where the lifecycle stood: a call that is not (a
     /// pause while not scanning, a start while scanning) changes nothing and returns `false`.
@@ -58,12 +58,11 @@ extension ScanEngine {
     public func perform(_ command: ScanningCommand) throws -> Bool {
         switch command {
         case .start:
-            if case .idle = phase.withLock({ $0 }) {
+            if machine.withLock({ $0.phase == .idle }) {
                 try start()
                 return true
             }
-            let current = currentPlugin
-            return transition { $0.start(plugin: current, now: .now()) }
+            return transition { [current = currentPlugin] in $0.start(plugin: current, now: .now()) }
         case .pause: return transition { $0.pause(now: .now()) }
         case .resume: return transition { $0.resume(now: .now()) }
         case .stop: return transition { $0.stop(.requested) }

@@ -16,37 +16,44 @@ extension ScanEngine {
         var generation = -1
         var extractor: LumaExtractor?
         var reports: [ScanReport] = []
+        /// The frame's events, gathered before they are queued in one step.
+        var events: [ScanEvent] = []
         var lastDistance: DistanceStatus?
     }
 
     func recognitionLoop(_ consumer: consuming FrameRing.Consumer) {
         var state = RecognitionState()
         state.reports.reserveCapacity(64)
-        while true {
-            if stopRequested.load(ordering: .acquiring) { break }
-            tick()
-            guard let frame = consumer.pop() else {
-                if captureFinished.load(ordering: .acquiring) {
-                    // Capture has stopped; anything it pushed before the flag is visible now.
-                    guard let last = consumer.pop() else { break }
-                    process(last, consumer: consumer, state: &state)
-                    continue
-                }
-                frameAvailable.wait(milliseconds: 50)
+        state.events.reserveCapacity(64)
+        while !stopRequested {
+            if let frame = consumer.pop() {
+                process(frame, consumer: consumer, state: &state)
                 continue
             }
-            process(frame, consumer: consumer, state: &state)
+            // No frame waits: let the session's scan timeout pass even so, then sleep until a frame is pushed, the
+            // session changes, stop is asked for, or the session's next instant (the end of its start delay, its
+            // timeout) comes.
+            let now = MonotonicInstant.now()
+            let (captureDone, wakeAt, actions) = update { machine in
+                let (wakeAt, actions) = machine.idle(now: now)
+                return (machine.captureFinished, wakeAt, actions)
+            }
+            carryOut(actions)
+            if captureDone {
+                // Capture has stopped; anything it pushed before its flag is visible now.
+                guard let last = consumer.pop() else { break }
+                process(last, consumer: consumer, state: &state)
+                continue
+            }
+            if let wakeAt {
+                let milliseconds = (wakeAt.since(now).nanosecondsClamped + 999_999) / 1_000_000
+                frameAvailable.wait(milliseconds: max(1, Int(clamping: milliseconds)))
+            } else {
+                frameAvailable.wait()
+            }
         }
-        recognitionExited.store(true, ordering: .releasing)
+        update { $0.recognitionEnded() }
         bufferReturned.wake()
-    }
-
-    /// Lets the lifecycle check its scan timeout, even when no frame arrives.
-    func tick() {
-        lifecycle.withLock { machine in
-            let actions = machine.tick(now: .now())
-            if !actions.isEmpty { perform(actions) }
-        }
     }
 
     func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState) {
@@ -54,17 +61,18 @@ extension ScanEngine {
             consumer.release(frame.bufferIndex)
             bufferReturned.wake()
         }
-        let currentGeneration = pluginGeneration.load(ordering: .acquiring)
-        if currentGeneration != state.generation {
-            let current = plugin.withLock { $0 }
-            current.recognizer.reset()
-            state.plugin = current
-            state.generation = currentGeneration
+        let metadata = frame.metadata
+        // One step of the state machine: the scan timeout, whether the frame is recognised (while paused, stopped or
+        // waiting for the start delay, frames are released unrecognised: the ring drains), and a new plugin.
+        let (ticket, actions) = update { $0.ticket(at: metadata.dequeueTime, knownGeneration: state.generation) }
+        carryOut(actions)
+        if let (newPlugin, generation) = ticket.newPlugin {
+            newPlugin.recognizer.reset()
+            state.plugin = newPlugin
+            state.generation = generation
             state.lastDistance = nil
         }
-        let metadata = frame.metadata
-        // While paused, stopped or waiting for the start delay, frames are released unrecognised: the ring drains.
-        let session: Int? = lifecycle.withLock { $0.recognises(at: metadata.dequeueTime) ? $0.session : nil }
+        let session = ticket.session
         // The preview takes a frame's luma (at most every 100 ms, only while someone watches) even when not scanning.
         let previewWanted = preview.wantsFrame(at: metadata.dequeueTime)
         guard session != nil || previewWanted else { return }
@@ -94,27 +102,24 @@ extension ScanEngine {
             recognitionNanoseconds: end.nanoseconds - recognitionStart.nanoseconds)
         counters.pipelineNanoseconds.add(end.since(metadata.dequeueTime).nanosecondsClamped, ordering: .relaxed)
         counters.reports.add(UInt64(state.reports.count), ordering: .relaxed)
+        queueEvents(of: current, session: session, frame: metadata, frameSize: luma.size, state: &state)
+    }
 
+    /// Gathers the frame's events (a detection when the code's distance changed, then its reports) and queues them in
+    /// one step of the state machine, only if the frame's session is still under way, so that nothing of a session
+    /// follows the event that ended it. A completed result ends the session when the plugin cancels on result (a
+    /// composite once every member has completed).
+    func queueEvents(
+        of current: ScanPlugin, session: Int, frame metadata: FrameMetadata, frameSize: Size,
+        state: inout RecognitionState
+    ) {
+        state.events.removeAll(keepingCapacity: true)
         var completed = false
         var located: ScanReport?
         for report in state.reports {
             if report.reportType == .completedResult { completed = true }
             if located == nil && !report.polygon.isEmpty { located = report }
         }
-        // Queue the frame's events only if its session is still under way, under the lifecycle lock, so that nothing
-        // of a session follows the event that ended it.
-        lifecycle.withLock { machine in
-            guard machine.isActive && machine.session == session else { return }
-            queueEvents(
-                of: current, frame: metadata, frameSize: luma.size, completed: completed, located: located,
-                machine: &machine, state: &state)
-        }
-    }
-
-    func queueEvents(
-        of current: ScanPlugin, frame metadata: FrameMetadata, frameSize: Size, completed: Bool, located: ScanReport?,
-        machine: inout ScanningStateMachine, state: inout RecognitionState
-    ) {
         if let located {
             let distance = current.distanceBounds.status(of: located.polygon, frameWidth: frameSize.width)
             if distance != state.lastDistance {
@@ -122,18 +127,21 @@ extension ScanEngine {
                 let normalized = located.polygon.map {
                     Point(x: $0.x / Double(max(1, frameSize.width)), y: $0.y / Double(max(1, frameSize.height)))
                 }
-                emit(
+                state.events.append(
                     .detection(
                         Detection(
                             recognizerID: located.recognizerID, polygon: located.polygon, normalizedPolygon: normalized,
                             distance: distance, frameIndex: metadata.index)))
             }
         }
-        for report in state.reports { emit(.report(report)) }
-        if completed && current.cancelOnResult {
-            // A parallel composite cancels once every member has completed.
-            let done = (current.recognizer as? any CompletingRecognizer)?.hasCompleted ?? true
-            if done { perform(machine.completed(cancels: true)) }
+        for report in state.reports { state.events.append(.report(report)) }
+        let completes =
+            completed && current.cancelOnResult
+            && ((current.recognizer as? any CompletingRecognizer)?.hasCompleted ?? true)
+        guard !state.events.isEmpty || completes else { return }
+        let events = state.events
+        if let actions = update({ $0.queueFrame(events, session: session, completes: completes) }) {
+            carryOut(actions)
         }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// their reports to a delegate and the ``events`` sequence.
 ///
 /// ```
-/// source ──(capture thread)──▶ FrameRing ──(recognition thread)──▶ recognizers ──▶ DeliveryQueue
+/// source ──(capture thread)──▶ FrameRing ──(recognition thread)──▶ recognizers ──▶ EventOutbox
 ///    ▲                              │                                                   │
 ///    └──── buffers requeued ◀───────┘ return ring                    (delivery thread) ▼
 ///                                                                   delegate + events
@@ -28,10 +28,11 @@ import Glibc
 /// The source's failures are reported as events; a device that went away is reopened with backoff, and a broken
 /// stream is restarted, until ``stop()`` is called.
 ///
-/// This file holds the public API and the threads' start and end; each thread's loop has a file of its own
-/// (`ScanEngine+Capture.swift`, `ScanEngine+Recognition.swift`, `ScanEngine+Delivery.swift`). No thread sleeps in a
-/// loop: each blocks in the source, on a wake-up from the thread it waits for, or on the delivery queue (the
-/// recognition thread also wakes every 50 ms while idle, to end a session whose scan timeout has passed).
+/// This file is the façade: the public API and the threads' start and end. Each thread's loop has a file of its own
+/// (`ScanEngine+Capture.swift`, `ScanEngine+Recognition.swift`, `ScanEngine+Delivery.swift`), and one state machine
+/// (``EngineStateMachine``, in the engine's one lock) coordinates them: its changes return the actions the engine
+/// performs after releasing the lock. No thread polls: each blocks in the source, on a wake-up from the thread it
+/// waits for, on the state machine's condition, or until the session's next instant (its start delay or timeout).
 public final class ScanEngine: Sendable {
     /// Options for the engine's machinery (recognizer-specific settings live with the recognizers).
     public struct Options: Sendable {
@@ -72,38 +73,23 @@ public final class ScanEngine: Sendable {
         }
     }
 
-    enum Phase {
-        case idle
-        case running([NativeThread])
-        case finished
-    }
-
     /// The source frames come from.
     public let source: any FrameSource
     /// The engine's options.
     public let options: Options
 
     let logger: Logger
-    let phase = Lock<Phase>(.idle)
-    let delegateBox = Lock<WeakDelegate>(WeakDelegate())
-    let plugin: Lock<ScanPlugin>
-    let pluginGeneration = Atomic<Int>(0)
-    let lifecycle = Lock(ScanningStateMachine())
-    let stopRequested = Atomic<Bool>(false)
-    let captureFinished = Atomic<Bool>(false)
-    let recognitionExited = Atomic<Bool>(false)
-    /// Wakes the recognition thread: a frame was pushed, capture finished, or stop was asked for.
+    /// The engine's one state machine (see ``EngineStateMachine``), in the engine's one lock.
+    let machine: Lock<EngineStateMachine>
+    /// Wakes the recognition thread: a frame was pushed, capture finished, the session changed, or stop was asked for.
     let frameAvailable = Semaphore()
     /// Wakes the capture thread: the recognition thread released a frame's buffer or exited, or stop was asked for.
     let bufferReturned = Semaphore()
     /// Wakes a recovery backoff early: stop was asked for.
     let stopWake = Semaphore()
-    let delivery: DeliveryQueue
     let counters = Counters()
     let stream: AsyncStream<ScanEvent>
     let continuation: AsyncStream<ScanEvent>.Continuation
-    let finishedWaiters = Lock<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    let ringBox = Lock<FrameRing?>(nil)
     /// The live preview: frames reach it only while it has viewers (see ``PreviewTap``).
     public let preview = PreviewTap()
     /// Histograms of the per-frame luma and recognition times.
@@ -120,12 +106,12 @@ public final class ScanEngine: Sendable {
         self.source = source
         self.options = options
         self.logger = logger
-        self.plugin = Lock(plugin)
-        delivery = DeliveryQueue(capacity: options.deliveryQueueCapacity)
+        let machine = Lock(EngineStateMachine(plugin: plugin, outboxCapacity: options.deliveryQueueCapacity))
+        self.machine = machine
         (stream, continuation) = AsyncStream.makeStream(
             of: ScanEvent.self, bufferingPolicy: .bufferingNewest(options.eventBufferCapacity))
         // A reader that ends its iteration (or is cancelled) wants no more events: stop buffering them.
-        continuation.onTermination = { [counters] _ in counters.eventsWanted.store(false, ordering: .releasing) }
+        continuation.onTermination = { _ in machine.withLock { $0.eventsWanted = false } }
     }
 
     /// Creates an engine that runs `recognizers` on every frame, in order, with no scan timeout, no start delay and
@@ -145,8 +131,8 @@ public final class ScanEngine: Sendable {
     ///
     /// - Important: It is called on the engine's delivery thread and must not block (see ``ScanEngineDelegate``).
     public var delegate: (any ScanEngineDelegate)? {
-        get { delegateBox.withLock { $0.value } }
-        set { delegateBox.withLock { $0.value = newValue } }
+        get { machine.withLock { $0.delegate } }
+        set { machine.withLock { $0.delegate = newValue } }
     }
 
     /// The engine's events: the same content, in the same order, as the delegate receives. Iterate it once.
@@ -155,21 +141,22 @@ public final class ScanEngine: Sendable {
     /// moment this property is first read until its iteration ends: an engine whose events nobody reads keeps no
     /// events alive and counts none as dropped. Read it before ``start()`` to receive every event.
     public var events: ScanEvents {
-        counters.eventsWanted.store(true, ordering: .releasing)
+        machine.withLock { $0.eventsWanted = true }
         return ScanEvents(stream: stream)
     }
 
     /// A snapshot of what the engine has done so far.
     public var statistics: ScanStatistics {
         var statistics = counters.snapshot()
-        if let ring = ringBox.withLock({ $0 }) {
+        let (ring, outboxDropped) = machine.withLock { ($0.ring, $0.outbox.dropped) }
+        if let ring {
             let ringStatistics = ring.statistics
             statistics.framesCaptured = ringStatistics.captured
             statistics.framesProcessed = ringStatistics.processed
             statistics.framesDroppedByRing = ringStatistics.dropped
             statistics.framesInFlight = ringStatistics.inFlight
         }
-        statistics.eventsDropped += delivery.dropped
+        statistics.eventsDropped += outboxDropped
         return statistics
     }
 
@@ -180,18 +167,16 @@ public final class ScanEngine: Sendable {
     /// so no frame is processed by both or by neither. The new plugin's delay and timeout apply from the next
     /// ``startScanning()``.
     public func setPlugin(_ newPlugin: ScanPlugin) {
-        plugin.withLock { $0 = newPlugin }
-        pluginGeneration.add(1, ordering: .releasing)
+        update { $0.setPlugin(newPlugin) }
         logger.info("plugin swapped", metadata: ["plugin": "\(newPlugin.id)"])
     }
 
     /// The plugin in use (or about to be, after ``setPlugin(_:)``).
-    public var currentPlugin: ScanPlugin { plugin.withLock { $0 } }
+    public var currentPlugin: ScanPlugin { machine.withLock { $0.plugin } }
 
     /// Applies a configuration's camera controls and flash mode to the source, when it is a ``ControllableCamera``
-    /// (a ``V4L2Camera`` is), and
-    /// reports each outcome as a ``ScanEvent/cameraSetting(_:)`` event: a control the camera lacks is reported as
-    /// not supported, never as a failure of the scan. Call it after ``start()``.
+    /// (a ``V4L2Camera`` is), and reports each outcome as a ``ScanEvent/cameraSetting(_:)`` event: a control the
+    /// camera lacks is reported as not supported, never as a failure of the scan. Call it after ``start()``.
     ///
     /// - Returns: the outcomes, in the order they were applied (empty for other sources).
     @discardableResult
@@ -213,12 +198,7 @@ public final class ScanEngine: Sendable {
     ///
     /// Calling it while a session is under way changes nothing; the reason is logged.
     public func startScanning() throws {
-        if case .idle = phase.withLock({ $0 }) {
-            try start()
-            return
-        }
-        let current = currentPlugin
-        transition { $0.start(plugin: current, now: .now()) }
+        try perform(.start)
     }
 
     /// Ends the scanning session; the camera keeps streaming. Emits ``ScanEvent/scanningStopped(_:)`` with
@@ -244,37 +224,48 @@ public final class ScanEngine: Sendable {
         transition { $0.abort() }
     }
 
-    /// Runs a lifecycle transition and performs its actions while holding the lifecycle lock, so that its events
-    /// are queued in the same order as the state changes, and no report of a session is queued after the event that
-    /// ends it (the recognition thread queues reports under the same lock). The actions only queue events and bump
-    /// counters: nothing under the lock blocks.
-    /// Returns whether the transition was allowed.
+    /// Runs a scanning-session transition in the state machine and performs its actions; logs and returns `false`
+    /// when the transition is not allowed where the session stands.
     @discardableResult
     func transition(_ change: (inout ScanningStateMachine) -> ScanningStateMachine.Outcome) -> Bool {
-        let ignored: String? = lifecycle.withLock { machine in
-            switch change(&machine) {
-            case .invalid(let reason): return reason
-            case .actions(let actions):
-                perform(actions)
-                return nil
-            }
-        }
-        if let ignored { logger.notice("lifecycle call ignored", metadata: ["reason": "\(ignored)"]) }
-        return ignored == nil
+        let (refused, actions) = update { $0.scanning(change) }
+        carryOut(actions)
+        if let refused { logger.notice("lifecycle call ignored", metadata: ["reason": "\(refused)"]) }
+        return refused == nil
     }
 
-    func perform(_ actions: [ScanningStateMachine.Action]) {
+    // MARK: - The state machine
+
+    /// Changes the state machine under the lock, then wakes every thread that waits on it to look again.
+    @discardableResult
+    func update<R, E: Error>(_ change: (inout EngineStateMachine) throws(E) -> R) throws(E) -> R {
+        defer { machine.broadcast() }
+        return try machine.withLock(change)
+    }
+
+    /// Does what the state machine asked for, with its lock released.
+    func carryOut(_ actions: [EngineStateMachine.Action]) {
         for action in actions {
             switch action {
-            case .emit(let event):
-                emit(event)
-            case .resetRecognizer:
-                pluginGeneration.add(1, ordering: .releasing)
-            case .discardUndelivered:
-                _ = delivery.discardPending()
+            case .wakeWorkers:
+                frameAvailable.wake()
+                bufferReturned.wake()
+                stopWake.wake()
+            case .wakeRecognition:
+                frameAvailable.wake()
+            case .resume(let waiters):
+                for waiter in waiters { waiter.resume() }
             }
         }
     }
+
+    /// Queues an event for the delegate and the ``events`` sequence.
+    func emit(_ event: ScanEvent) {
+        update { $0.queue(event) }
+    }
+
+    /// Whether ``stop()`` was called.
+    var stopRequested: Bool { machine.withLock { $0.stopRequested } }
 
     // MARK: - Engine
 
@@ -283,30 +274,29 @@ public final class ScanEngine: Sendable {
     /// - Throws: the source's error when it cannot start (for a camera, a `CaptureError` that names the device and
     ///   the call), or ``LumaScanError/Code/invalidState`` when the engine was already started.
     public func start() throws {
-        try phase.withLock { phase in
-            guard case .idle = phase else {
-                throw LumaScanError(.invalidState, "the engine was already started; make a new engine to scan again")
-            }
+        try update { machine throws(LumaScanError) in try machine.beginStart() }
+        do {
             try source.start()
-            let ring = FrameRing(
-                capacity: options.ringCapacity, bufferCount: source.bufferCount,
-                fullPolicy: source.isFinite ? .reject : .dropOldest)
-            ringBox.withLock { $0 = ring }
-            let producer = HandleBox(ring.makeProducer())
-            let consumer = HandleBox(ring.makeConsumer())
-            logger.info(
-                "scanning started",
-                metadata: ["source": "\(source.name)", "format": "\(source.format)", "ring": "\(ring.capacity)"])
-            emit(.started(source: source.name, format: source.format))
-            let current = currentPlugin
-            transition { $0.start(plugin: current, now: .now()) }
-            let threads = [
-                NativeThread(name: "lumascan-capture") { [self] in captureLoop(producer.take()) },
-                NativeThread(name: "lumascan-recog") { [self] in recognitionLoop(consumer.take()) },
-                NativeThread(name: "lumascan-deliver") { [self] in deliveryLoop() },
-            ]
-            phase = .running(threads)
+        } catch {
+            update { $0.startFailed() }
+            throw error
         }
+        let ring = FrameRing(
+            capacity: options.ringCapacity, bufferCount: source.bufferCount,
+            fullPolicy: source.isFinite ? .reject : .dropOldest)
+        let producer = HandleBox(ring.makeProducer())
+        let consumer = HandleBox(ring.makeConsumer())
+        logger.info(
+            "scanning started",
+            metadata: ["source": "\(source.name)", "format": "\(source.format)", "ring": "\(ring.capacity)"])
+        let (name, format) = (source.name, source.format)
+        carryOut(update { $0.sourceStarted(ring: ring, source: name, format: format, now: .now()) })
+        let threads = [
+            NativeThread(name: "lumascan-capture") { [self] in captureLoop(producer.take()) },
+            NativeThread(name: "lumascan-recog") { [self] in recognitionLoop(consumer.take()) },
+            NativeThread(name: "lumascan-deliver") { [self] in deliveryLoop() },
+        ]
+        update { $0.threadsStarted(threads) }
     }
 
     /// Asks the engine to stop: capture stops, the frame being recognised finishes, queued events are delivered,
@@ -315,34 +305,22 @@ public final class ScanEngine: Sendable {
     ///
     /// Safe to call from any thread, at any time, more than once (also from a signal-handling task).
     public func stop() {
-        stopRequested.store(true, ordering: .releasing)
-        frameAvailable.wake()
-        bufferReturned.wake()
-        stopWake.wake()
+        carryOut(update { $0.requestStop() })
     }
 
     /// Blocks the calling thread until the engine has stopped and delivered its last event. Do not call it from the
     /// delegate.
     public func waitUntilFinished() {
-        let threads: [NativeThread] = phase.withLock { phase in
-            if case .running(let threads) = phase {
-                phase = .finished
-                return threads
-            }
-            return []
-        }
+        // A start under way is waited for (its threads are about to exist); an engine never started has none.
+        let threads = machine.withLock(when: { $0.phase != .starting }) { $0.takeThreads() }
         for thread in threads { thread.join() }
     }
 
     /// Waits until the engine has stopped and delivered its last event.
     public func finished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = finishedWaiters.withLock { state -> Bool in
-                if state.done { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
+            let waiting = machine.withLock { $0.awaitFinished(continuation) }
+            if !waiting { continuation.resume() }
         }
     }
 }
@@ -354,8 +332,6 @@ final class Counters: Sendable {
     let reports = Atomic<UInt64>(0)
     let eventsDelivered = Atomic<UInt64>(0)
     let eventsDropped = Atomic<UInt64>(0)
-    /// Whether someone has read ``ScanEngine/events`` and not ended its iteration.
-    let eventsWanted = Atomic<Bool>(false)
     let sourceFailures = Atomic<UInt64>(0)
     let lumaNanoseconds = Atomic<UInt64>(0)
     let recognitionNanoseconds = Atomic<UInt64>(0)
@@ -374,11 +350,6 @@ final class Counters: Sendable {
         statistics.pipelineTime = .nanoseconds(Int64(clamping: pipelineNanoseconds.load(ordering: .relaxed)))
         return statistics
     }
-}
-
-/// Holds the delegate weakly.
-struct WeakDelegate {
-    weak var value: (any ScanEngineDelegate)?
 }
 
 /// Moves a `~Copyable` ring handle into the thread that owns it.

@@ -14,11 +14,10 @@ public enum ScanStopReason: String, Hashable, Sendable {
     case error
 }
 
-/// The scanning lifecycle, after the mobile SDKs' start/stop/pause/resume/abort: one state machine, pure, driven by
-/// the engine under its lifecycle lock, returning the actions to perform. The engine performs them before it lets
-/// go of the lock (``ScanEngine`` `transition`): every action only queues an event or bumps a counter, nothing
-/// blocks, and performing them under the lock keeps the events in the order of the state changes, so no report of a
-/// session is queued after the event that ended it.
+/// The scanning lifecycle, after the mobile SDKs' start/stop/pause/resume/abort: pure, returning the steps a change
+/// takes. It is the session part of the engine's one state machine, ``EngineStateMachine``, which applies the steps
+/// to itself in the same locked change (queue the event, bump the plugin generation, discard undelivered events), so
+/// the events are queued in the order of the state changes.
 ///
 /// ```
 ///                 start                 pause
@@ -62,6 +61,13 @@ struct ScanningStateMachine: Sendable {
     func recognises(at now: MonotonicInstant) -> Bool {
         if case .scanning(let from, _) = state { return now >= from }
         return false
+    }
+
+    /// The next instant after `now` at which the state changes by itself: the end of the start delay, or the scan
+    /// timeout; `nil` when none is coming (not scanning, paused, or scanning without a timeout past the delay).
+    func nextInstant(after now: MonotonicInstant) -> MonotonicInstant? {
+        guard case .scanning(let from, let deadline) = state else { return nil }
+        return now < from ? from : deadline
     }
 
     /// Whether a session is under way (scanning or paused).
