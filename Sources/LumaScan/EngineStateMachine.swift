@@ -35,14 +35,21 @@ struct EngineStateMachine {
         case joined
     }
 
-    /// What the engine does after a change, with the lock released.
-    enum Action {
-        /// Wakes the capture and recognition threads and a recovery backoff: a stop was requested.
-        case wakeWorkers
-        /// Wakes the recognition thread: the session changed, and with it the instant it waits for.
-        case wakeRecognition
-        /// Resumes the tasks waiting in ``ScanEngine/finished()``.
-        case resume([CheckedContinuation<Void, Never>])
+    /// What the engine does after a change, with the lock released: a value with no storage to allocate unless tasks
+    /// are to be resumed, so that the per-frame changes allocate nothing.
+    struct Actions {
+        /// Wake the capture and recognition threads and a recovery backoff: a stop was requested.
+        var wakeWorkers = false
+        /// Wake the recognition thread: the session changed, and with it the instant it waits for.
+        var wakeRecognition = false
+        /// Resume the tasks waiting in ``ScanEngine/finished()``.
+        var resume: [CheckedContinuation<Void, Never>] = []
+
+        /// Nothing to do.
+        static var none: Actions { Actions() }
+
+        /// Whether there is nothing to do.
+        var isEmpty: Bool { !wakeWorkers && !wakeRecognition && resume.isEmpty }
     }
 
     /// What the recognition thread needs to know about a frame, read in one step.
@@ -51,6 +58,8 @@ struct EngineStateMachine {
         var session: Int?
         /// The plugin to use from this frame on, when it changed since `knownGeneration`.
         var newPlugin: (plugin: ScanPlugin, generation: Int)?
+        /// Whether ``ScanEngine/stop()`` was called: the frame is released unrecognised and the thread exits.
+        var stop = false
     }
 
     private(set) var phase = Phase.idle
@@ -104,7 +113,7 @@ struct EngineStateMachine {
     /// current plugin.
     mutating func sourceStarted(
         ring: FrameRing, source: String, format: FrameFormat, now: MonotonicInstant
-    ) -> [Action] {
+    ) -> Actions {
         self.ring = ring
         outbox.enqueue(.started(source: source, format: format))
         let current = plugin
@@ -118,15 +127,15 @@ struct EngineStateMachine {
     }
 
     /// ``ScanEngine/stop()``: the threads are to finish.
-    mutating func requestStop() -> [Action] {
+    mutating func requestStop() -> Actions {
         stopRequested = true
-        return [.wakeWorkers]
+        return Actions(wakeWorkers: true)
     }
 
     /// The capture thread has stopped capturing.
-    mutating func captureEnded() -> [Action] {
+    mutating func captureEnded() -> Actions {
         captureFinished = true
-        return [.wakeRecognition]
+        return Actions(wakeRecognition: true)
     }
 
     /// The recognition thread has exited.
@@ -148,10 +157,10 @@ struct EngineStateMachine {
     }
 
     /// The delivery thread delivered the last event.
-    mutating func deliveryEnded() -> [Action] {
+    mutating func deliveryEnded() -> Actions {
         delivered = true
         defer { waiters = [] }
-        return [.resume(waiters)]
+        return Actions(resume: waiters)
     }
 
     /// A task waits for the engine to finish; returns `false` when it has already (resume the task now).
@@ -193,18 +202,18 @@ struct EngineStateMachine {
     /// Runs a scanning-session transition; returns the reason it was refused, or the actions to perform.
     mutating func scanning(
         _ change: (inout ScanningStateMachine) -> ScanningStateMachine.Outcome
-    ) -> (refused: String?, actions: [Action]) {
+    ) -> (refused: String?, actions: Actions) {
         switch change(&lifecycle) {
-        case .invalid(let reason): return (reason, [])
+        case .invalid(let reason): return (reason, .none)
         case .actions(let steps): return (nil, apply(steps))
         }
     }
 
     /// Where the recognition thread stands for a frame dequeued at `time`: checks the scan timeout first (which may
     /// end the session), then whether the frame is to be recognised and whether the plugin changed.
-    mutating func ticket(at time: MonotonicInstant, knownGeneration: Int) -> (FrameTicket, [Action]) {
+    mutating func ticket(at time: MonotonicInstant, knownGeneration: Int) -> (FrameTicket, Actions) {
         let actions = apply(lifecycle.tick(now: time))
-        var ticket = FrameTicket()
+        var ticket = FrameTicket(stop: stopRequested)
         if lifecycle.recognises(at: time) { ticket.session = lifecycle.session }
         if pluginGeneration != knownGeneration { ticket.newPlugin = (plugin, pluginGeneration) }
         return (ticket, actions)
@@ -212,7 +221,7 @@ struct EngineStateMachine {
 
     /// Checks the scan timeout while no frame arrives; returns the instant the recognition thread must look again
     /// (the end of the start delay or the timeout), or `nil` when only a frame or a change can matter.
-    mutating func idle(now: MonotonicInstant) -> (wakeAt: MonotonicInstant?, actions: [Action]) {
+    mutating func idle(now: MonotonicInstant) -> (wakeAt: MonotonicInstant?, actions: Actions) {
         let actions = apply(lifecycle.tick(now: now))
         return (lifecycle.nextInstant(after: now), actions)
     }
@@ -222,15 +231,15 @@ struct EngineStateMachine {
     /// the session has ended meanwhile (the events are not queued).
     mutating func queueFrame(
         _ events: [ScanEvent], session: Int, completes: Bool
-    ) -> [Action]? {
+    ) -> Actions? {
         guard lifecycle.isActive && lifecycle.session == session else { return nil }
         for event in events { outbox.enqueue(event) }
-        return completes ? apply(lifecycle.completed(cancels: true)) : []
+        return completes ? apply(lifecycle.completed(cancels: true)) : .none
     }
 
     /// Performs a session transition's steps on this state.
-    private mutating func apply(_ steps: [ScanningStateMachine.Action]) -> [Action] {
-        guard !steps.isEmpty else { return [] }
+    private mutating func apply(_ steps: [ScanningStateMachine.Action]) -> Actions {
+        guard !steps.isEmpty else { return .none }
         for step in steps {
             switch step {
             case .emit(let event): outbox.enqueue(event)
@@ -238,6 +247,6 @@ struct EngineStateMachine {
             case .discardUndelivered: outbox.discardPending()
             }
         }
-        return [.wakeRecognition]
+        return Actions(wakeRecognition: true)
     }
 }

@@ -25,24 +25,24 @@ extension ScanEngine {
         var state = RecognitionState()
         state.reports.reserveCapacity(64)
         state.events.reserveCapacity(64)
-        while !stopRequested {
+        while true {
             if let frame = consumer.pop() {
-                process(frame, consumer: consumer, state: &state)
+                guard process(frame, consumer: consumer, state: &state) else { break }
                 continue
             }
             // No frame waits: let the session's scan timeout pass even so, then sleep until a frame is pushed, the
             // session changes, stop is asked for, or the session's next instant (the end of its start delay, its
             // timeout) comes.
             let now = MonotonicInstant.now()
-            let (captureDone, wakeAt, actions) = update { machine in
+            let (stop, captureDone, wakeAt, actions) = machine.withLock { machine in
                 let (wakeAt, actions) = machine.idle(now: now)
-                return (machine.captureFinished, wakeAt, actions)
+                return (machine.stopRequested, machine.captureFinished, wakeAt, actions)
             }
-            carryOut(actions)
+            carryOutChange(actions)
+            if stop { break }
             if captureDone {
                 // Capture has stopped; anything it pushed before its flag is visible now.
-                guard let last = consumer.pop() else { break }
-                process(last, consumer: consumer, state: &state)
+                guard let last = consumer.pop(), process(last, consumer: consumer, state: &state) else { break }
                 continue
             }
             if let wakeAt {
@@ -56,16 +56,22 @@ extension ScanEngine {
         bufferReturned.wake()
     }
 
-    func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState) {
+    /// Processes one frame; returns `false`, with the frame released unrecognised, when stop was asked for.
+    func process(
+        _ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState
+    ) -> Bool {
         defer {
             consumer.release(frame.bufferIndex)
             bufferReturned.wake()
         }
         let metadata = frame.metadata
-        // One step of the state machine: the scan timeout, whether the frame is recognised (while paused, stopped or
-        // waiting for the start delay, frames are released unrecognised: the ring drains), and a new plugin.
-        let (ticket, actions) = update { $0.ticket(at: metadata.dequeueTime, knownGeneration: state.generation) }
-        carryOut(actions)
+        // One step of the state machine: stop, the scan timeout, whether the frame is recognised (while paused,
+        // stopped or waiting for the start delay, frames are released unrecognised: the ring drains), a new plugin.
+        let (ticket, actions) = machine.withLock {
+            $0.ticket(at: metadata.dequeueTime, knownGeneration: state.generation)
+        }
+        carryOutChange(actions)
+        if ticket.stop { return false }
         if let (newPlugin, generation) = ticket.newPlugin {
             newPlugin.recognizer.reset()
             state.plugin = newPlugin
@@ -75,11 +81,11 @@ extension ScanEngine {
         let session = ticket.session
         // The preview takes a frame's luma (at most every 100 ms, only while someone watches) even when not scanning.
         let previewWanted = preview.wantsFrame(at: metadata.dequeueTime)
-        guard session != nil || previewWanted else { return }
+        guard session != nil || previewWanted else { return true }
         if state.extractor?.format != metadata.format {
             state.extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
         }
-        guard let extractor = state.extractor else { return }
+        guard let extractor = state.extractor else { return true }
         let lumaStart = MonotonicInstant.now()
         let luma: LumaView
         do {
@@ -87,10 +93,10 @@ extension ScanEngine {
         } catch {
             counters.corrupt.add(1, ordering: .relaxed)
             logger.debug("corrupt frame skipped", metadata: ["frame": "\(metadata.index)", "error": "\(error)"])
-            return
+            return true
         }
         if previewWanted { preview.offer(luma, at: metadata.dequeueTime) }
-        guard let session, let current = state.plugin else { return }
+        guard let session, let current = state.plugin else { return true }
         let recognitionStart = MonotonicInstant.now()
         state.reports.removeAll(keepingCapacity: true)
         current.recognizer.process(luma, metadata: metadata, into: &state.reports)
@@ -103,6 +109,7 @@ extension ScanEngine {
         counters.pipelineNanoseconds.add(end.since(metadata.dequeueTime).nanosecondsClamped, ordering: .relaxed)
         counters.reports.add(UInt64(state.reports.count), ordering: .relaxed)
         queueEvents(of: current, session: session, frame: metadata, frameSize: luma.size, state: &state)
+        return true
     }
 
     /// Gathers the frame's events (a detection when the code's distance changed, then its reports) and queues them in

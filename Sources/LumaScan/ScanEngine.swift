@@ -244,19 +244,22 @@ public final class ScanEngine: Sendable {
     }
 
     /// Does what the state machine asked for, with its lock released.
-    func carryOut(_ actions: [EngineStateMachine.Action]) {
-        for action in actions {
-            switch action {
-            case .wakeWorkers:
-                frameAvailable.wake()
-                bufferReturned.wake()
-                stopWake.wake()
-            case .wakeRecognition:
-                frameAvailable.wake()
-            case .resume(let waiters):
-                for waiter in waiters { waiter.resume() }
-            }
+    func carryOut(_ actions: EngineStateMachine.Actions) {
+        if actions.wakeWorkers {
+            frameAvailable.wake()
+            bufferReturned.wake()
+            stopWake.wake()
         }
+        if actions.wakeRecognition { frameAvailable.wake() }
+        for waiter in actions.resume { waiter.resume() }
+    }
+
+    /// Does what a change made without ``update(_:)`` asked for, broadcasting first when it asked for anything (only
+    /// then did the change touch what a waiting thread reads): the per-frame steps take this path.
+    func carryOutChange(_ actions: EngineStateMachine.Actions) {
+        guard !actions.isEmpty else { return }
+        machine.broadcast()
+        carryOut(actions)
     }
 
     /// Queues an event for the delegate and the ``events`` sequence.

@@ -100,7 +100,7 @@ struct EngineStateMachineTests {
         _ = Self.drain(&machine)
         let done = ScanEvent.report(ScanReport(reportType: .completedResult, state: .ok, recognizerID: "none"))
         let actions = machine.queueFrame([done], session: 1, completes: true)
-        #expect(actions?.count == 1)
+        #expect(actions?.wakeRecognition == true)
         #expect(!machine.lifecycle.isActive)
         #expect(Self.drain(&machine).map(Self.name) == ["report", "scanningStopped"])
     }
@@ -120,7 +120,7 @@ struct EngineStateMachineTests {
         #expect(afterDelay.wakeAt == Self.at(600))
         let (wakeAt, actions) = machine.idle(now: Self.at(600))
         #expect(wakeAt == nil)
-        #expect(!actions.isEmpty)
+        #expect(actions.wakeRecognition)
         #expect(Self.drain(&machine) == [.scanningStopped(.timeout)])
     }
 
@@ -130,7 +130,7 @@ struct EngineStateMachineTests {
         Self.started(&machine)
         _ = Self.drain(&machine)
         let stopActions = machine.requestStop()
-        #expect(stopActions.count == 1)
+        #expect(stopActions.wakeWorkers)
         #expect(machine.stopRequested)
         _ = machine.captureEnded()
         #expect(machine.captureFinished)
@@ -150,11 +150,8 @@ struct EngineStateMachineTests {
         #expect(machine.phase == .joined)
         let again = machine.takeThreads()
         #expect(again.isEmpty)
-        guard case .resume(let waiters) = machine.deliveryEnded().first else {
-            Issue.record("deliveryEnded asks to resume the waiters")
-            return
-        }
-        #expect(waiters.isEmpty)
+        let ended = machine.deliveryEnded()
+        #expect(ended.resume.isEmpty)
         #expect(machine.delivered)
     }
 
