@@ -62,11 +62,16 @@ public enum ConfigurationKeys {
     }
 
     /// A coding key for any string or index.
+    ///
+    /// The one coding key every configuration type decodes its objects with, so that it can list the keys an object
+    /// holds.
     public struct AnyKey: CodingKey, Hashable, Sendable {
         /// The key's text.
         public var stringValue: String
         /// The array index, for array elements.
         public var intValue: Int?
+        /// The key `name`.
+        public init(_ name: String) { stringValue = name }
         /// Creates a key from text.
         public init(stringValue: String) { self.stringValue = stringValue }
         /// Creates a key for an array index.
@@ -97,6 +102,20 @@ public enum ConfigurationPath {
     /// `text` in double quotes, as messages echo a bad value: at most ``ConfigurationSyntax/echoLimit`` characters of
     /// it, so that a 50 MB value does not become a 50 MB message.
     public static func quoted(_ text: some StringProtocol) -> String { "\"\(ConfigurationSyntax.excerpt(text))\"" }
+
+    /// The JSON path at `codingPath` inside a configuration type that a document holds under the key `key` and that
+    /// may also be decoded on its own (`barcodeConfig`, `meterConfig`, `secureQRConfig`, `cutoutConfig`): inside a
+    /// document (the coding path passes through `key`) the path as ``string(_:)`` prints it, such as
+    /// `viewPluginCompositeConfig.viewPlugins[1].viewPlugin.pluginConfig.barcodeConfig.regionOfInterest`; decoded on
+    /// its own, the same path under `standaloneRoot`, the path the type has in a plain Anyline document
+    /// (`barcodeConfig.regionOfInterest`). Every such type names its paths this way, so that its messages are right
+    /// wherever it sits and nothing rewrites them afterwards.
+    public static func string(_ codingPath: [any CodingKey], under key: String, standaloneRoot: String) -> String {
+        if codingPath.contains(where: { $0.stringValue == key }) { return string(codingPath) }
+        guard !codingPath.isEmpty else { return standaloneRoot }
+        let relative = string(codingPath)
+        return relative.hasPrefix("[") ? standaloneRoot + relative : standaloneRoot + "." + relative
+    }
 
     /// An ``LumaScanError/Code/invalidConfiguration`` error: `"path: problem"`.
     public static func error(_ codingPath: [any CodingKey], _ problem: String) -> LumaScanError {
@@ -258,5 +277,16 @@ public struct ConfigurationCheck: Sendable {
             return String(Int64(double))
         }
         return "\(value)"
+    }
+}
+
+extension KeyedDecodingContainer where Key == ConfigurationKeys.AnyKey {
+    /// Throws ``LumaScanError/Code/invalidConfiguration`` for the first key (in sorted order) not in `allowed`, naming
+    /// it under `path` (the object's JSON path) as ``ConfigurationKeys/unknownKey(_:at:known:)`` words it.
+    public func rejectUnknownKeys(allowed: [String], path: String) throws(LumaScanError) {
+        let unknown = allKeys.map(\.stringValue).filter { !allowed.contains($0) }.sorted()
+        if let first = unknown.first {
+            throw ConfigurationKeys.unknownKey(first, at: "\(path).\(first)", known: allowed)
+        }
     }
 }

@@ -120,7 +120,12 @@ public struct CutoutConfiguration: Hashable, Sendable, Codable {
     /// `width` and `cropPadding` within ``pixelRange``, `offset` and `cropOffset` within ± its upper bound,
     /// `maxWidthPercent` and `maxHeightPercent` within 1...100%.
     public func validate() throws(LumaScanError) {
-        let check = ConfigurationCheck(path: Self.jsonPath)
+        try validate(path: Self.jsonPath)
+    }
+
+    /// ``validate()`` for the cutout at `path` in a document: the messages start with that path.
+    public func validate(path: String) throws(LumaScanError) {
+        let check = ConfigurationCheck(path: path)
         let ratio = check.nested("ratioFromSize")
         try ratio.check("width", ratioFromSize.width, in: Self.ratioNumberRange)
         try ratio.check("height", ratioFromSize.height, in: Self.ratioNumberRange)
@@ -261,7 +266,7 @@ extension CutoutConfiguration {
     /// Decodes Anyline's spellings, rejecting unknown keys and invalid values with a ``LumaScanError`` that names the
     /// JSON path.
     public init(from decoder: any Decoder) throws {
-        let path = configurationPath(decoder, standalone: Self.jsonPath)
+        let path = ConfigurationPath.string(decoder.codingPath, under: "cutoutConfig", standaloneRoot: Self.jsonPath)
         let container = try decoder.container(keyedBy: JSONKey.self)
         try container.rejectUnknownKeys(allowed: Key.allCases.map(\.rawValue), path: path)
         self.init()
@@ -290,13 +295,7 @@ extension CutoutConfiguration {
                 self[keyPath: target] = try Offset(nested, path: "\(path).\(key.rawValue)")
             }
         }
-        do {
-            try validate()
-        } catch {
-            // validate() names the standalone path; name the one this object really has in the document.
-            throw LumaScanError(
-                .invalidConfiguration, error.message.replacingPrefix(Self.jsonPath, with: path))
-        }
+        try validate(path: path)
     }
 
     /// Encodes with Anyline's spellings (percentages as `"75%"`, alignment as `"top_half"`).
@@ -318,7 +317,8 @@ extension CutoutConfiguration.Ratio {
 
     /// Decodes `{width, height}` (numbers), rejecting unknown keys.
     public init(from decoder: any Decoder) throws {
-        let path = configurationPath(decoder, standalone: "\(CutoutConfiguration.jsonPath).ratioFromSize")
+        let path = ConfigurationPath.string(
+            decoder.codingPath, under: "cutoutConfig", standaloneRoot: "\(CutoutConfiguration.jsonPath).ratioFromSize")
         try self.init(decoder.container(keyedBy: JSONKey.self), path: path)
     }
 
@@ -336,7 +336,8 @@ extension CutoutConfiguration.Offset {
 
     /// Decodes `{x, y}` (whole numbers of pixels; a missing one is 0), rejecting unknown keys.
     public init(from decoder: any Decoder) throws {
-        let path = configurationPath(decoder, standalone: "\(CutoutConfiguration.jsonPath).offset")
+        let path = ConfigurationPath.string(
+            decoder.codingPath, under: "cutoutConfig", standaloneRoot: "\(CutoutConfiguration.jsonPath).offset")
         try self.init(decoder.container(keyedBy: JSONKey.self), path: path)
     }
 
@@ -361,29 +362,9 @@ extension LumaScanError {
 }
 
 /// A coding key for any JSON member name, so the decoders here can list the keys present and reject unknown ones.
-struct JSONKey: CodingKey, Hashable, Sendable {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-/// The JSON path of the object a decoder is decoding: its coding path when it is nested in a larger document, else
-/// `standalone` (the path the object has in an Anyline configuration).
-func configurationPath(_ decoder: any Decoder, standalone: String) -> String {
-    decoder.codingPath.isEmpty ? standalone : decoder.codingPath.map(\.stringValue).joined(separator: ".")
-}
+typealias JSONKey = ConfigurationKeys.AnyKey
 
 extension KeyedDecodingContainer where Key == JSONKey {
-    /// Throws ``LumaScanError/Code/invalidConfiguration`` for the first key (in sorted order) not in `allowed`.
-    func rejectUnknownKeys(allowed: [String], path: String) throws {
-        let unknown = allKeys.map(\.stringValue).filter { !allowed.contains($0) }.sorted()
-        if let first = unknown.first {
-            throw ConfigurationKeys.unknownKey(first, at: "\(path).\(first)", known: allowed)
-        }
-    }
-
     /// A number, or `nil` when the key is absent or null; anything else is an error naming `path.key`.
     func decodeNumberIfPresent(_ key: String, path: String) throws -> Double? {
         let codingKey = JSONKey(key)
@@ -438,13 +419,6 @@ extension KeyedDecodingContainer where Key == JSONKey {
         } catch {
             throw LumaScanError(.invalidConfiguration, "\(path).\(key): expected an object", underlying: error)
         }
-    }
-}
-
-extension String {
-    /// The string with a leading `prefix` replaced by `replacement` (unchanged when it does not start with it).
-    func replacingPrefix(_ prefix: String, with replacement: String) -> String {
-        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
     }
 }
 

@@ -183,7 +183,11 @@ public struct BarcodeConfiguration: Hashable, Sendable, Codable {
 
     /// Checks every value; the error's message starts with the JSON path of the first bad one.
     public func validate() throws(LumaScanError) {
-        let root = "barcodeConfig"
+        try validate(path: "barcodeConfig")
+    }
+
+    /// ``validate()`` for the configuration at `root` in a document: the messages start with that path.
+    public func validate(path root: String) throws(LumaScanError) {
         func fail(_ path: String, _ message: String) -> LumaScanError {
             LumaScanError(.invalidConfiguration, "\(root).\(path): \(message)")
         }

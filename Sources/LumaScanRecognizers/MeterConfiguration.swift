@@ -77,7 +77,8 @@ public struct MeterConfiguration: Hashable, Sendable, Codable {
     /// The range of ``consecutiveFrames``.
     public static let consecutiveFramesRange = 1...1000
 
-    func validate(path: String) throws(LumaScanError) {
+    /// ``validate()`` for the configuration at `path` in a document: the messages start with that path.
+    public func validate(path: String) throws(LumaScanError) {
         let check = ConfigurationCheck(path: path)
         try check.check("minConfidence", minConfidence, in: Self.minConfidenceRange)
         try check.check("maxNumDecimalDigits", maxNumDecimalDigits, in: Self.maxNumDecimalDigitsRange)
@@ -107,19 +108,10 @@ extension MeterConfiguration {
         case scanMode, minConfidence, maxNumDecimalDigits, validationRegex, consecutiveFrames
     }
 
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// Decodes Anyline's spellings, rejecting unknown keys and invalid values with a ``LumaScanError`` that names the
     /// JSON path.
     public init(from decoder: any Decoder) throws {
-        let path =
-            decoder.codingPath.isEmpty ? Self.jsonPath : decoder.codingPath.map(\.stringValue).joined(separator: ".")
+        let path = ConfigurationPath.string(decoder.codingPath, under: "meterConfig", standaloneRoot: Self.jsonPath)
         let container = try decoder.container(keyedBy: AnyKey.self)
         let known = Key.allCases.map(\.rawValue)
         if let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {

@@ -119,27 +119,13 @@ public enum RegionOfInterest: Hashable, Sendable, Codable {
     }
 }
 
-/// A coding key for any string, to list and check the keys a JSON object holds.
-struct AnyKey: CodingKey, Hashable {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-extension KeyedDecodingContainer where Key == AnyKey {
-    /// Throws an invalid-configuration error naming the first key not in `allowed`.
-    func rejectUnknownKeys(allowed: [String], path: String) throws(LumaScanError) {
-        for key in allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
-            throw ConfigurationKeys.unknownKey(key.stringValue, at: "\(path).\(key.stringValue)", known: allowed)
-        }
-    }
-}
+/// The one coding key of the configuration types (see ``ConfigurationKeys/AnyKey``).
+typealias AnyKey = ConfigurationKeys.AnyKey
 
 extension Array where Element == any CodingKey {
-    /// The JSON path of a coding path, rooted at `barcodeConfig` (`barcodeConfig.regionOfInterest`).
+    /// The JSON path of a barcode configuration's coding path: as it is inside a document, under `barcodeConfig` when
+    /// the configuration was decoded on its own (see ``ConfigurationPath/string(_:under:standaloneRoot:)``).
     var jsonPath: String {
-        (["barcodeConfig"] + map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }).joined(separator: ".")
+        ConfigurationPath.string(self, under: "barcodeConfig", standaloneRoot: "barcodeConfig")
     }
 }

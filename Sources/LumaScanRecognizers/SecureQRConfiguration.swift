@@ -202,7 +202,11 @@ public struct SecureQRConfiguration: Hashable, Sendable, Codable {
 
     /// Checks every value; the error's message starts with the JSON path of the first bad one.
     public func validate() throws(LumaScanError) {
-        let root = Self.jsonPath
+        try validate(path: Self.jsonPath)
+    }
+
+    /// ``validate()`` for the configuration at `root` in a document: the messages start with that path.
+    public func validate(path root: String) throws(LumaScanError) {
         func fail(_ key: String, _ problem: String) -> LumaScanError {
             LumaScanError(.invalidConfiguration, "\(root).\(key): \(problem)")
         }

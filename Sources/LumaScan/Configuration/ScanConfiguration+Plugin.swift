@@ -28,15 +28,14 @@ extension ScanConfiguration {
                 throw check.fail("viewPlugins", "list at least one view plugin")
             }
             var members: [any Recognizer] = []
-            for (index, member) in composite.viewPlugins.enumerated() {
-                let path = ViewPluginCompositeConfig.memberCheck(check, index).path
-                members.append(try Self.makeRecognizer(member, path: path, frameSize: frameSize, logger: logger))
+            for member in composite.viewPlugins {
+                members.append(try Self.makeRecognizer(member, frameSize: frameSize, logger: logger))
             }
             let recognizer = CompositeRecognizer(id: composite.id, mode: composite.processingMode, members: members)
             return Self.plugin(id: composite.id, recognizer: recognizer, rules: first)
         }
         guard let single = viewPluginConfig else { throw Self.noPluginError }
-        let recognizer = try Self.makeRecognizer(single, path: "viewPluginConfig", frameSize: frameSize, logger: logger)
+        let recognizer = try Self.makeRecognizer(single, frameSize: frameSize, logger: logger)
         return Self.plugin(id: single.pluginConfig.id, recognizer: recognizer, rules: single)
     }
 
@@ -49,33 +48,26 @@ extension ScanConfiguration {
             distanceBounds: rules.scanFeedbackConfig.distanceBounds)
     }
 
-    /// The recognizer of the view plugin at JSON path `path`.
+    /// The recognizer of a view plugin.
     private static func makeRecognizer(
-        _ view: ViewPluginConfig, path: String, frameSize: Size, logger: Logger
+        _ view: ViewPluginConfig, frameSize: Size, logger: Logger
     ) throws -> any Recognizer {
         let plugin = view.pluginConfig
-        let configPath = "\(path).pluginConfig.\(plugin.recognizer.jsonKey)"
-        do {
-            switch plugin.recognizer {
-            case .barcode(var configuration):
-                configuration.id = plugin.id
-                if let cutout = view.cutoutConfig {
-                    configuration.regionOfInterest = regionOfInterest(of: cutout, frameSize: frameSize)
-                }
-                return try BarcodeRecognizer(configuration: configuration, logger: logger)
-            case .meter(let configuration):
-                return try MeterRecognizer(
-                    configuration: configuration, cutout: view.cutoutConfig ?? CutoutConfiguration(), id: plugin.id,
-                    logger: logger)
-            case .secureQR(var configuration):
-                configuration.id = plugin.id
-                return try SecureQRRecognizer(configuration: configuration, logger: logger)
+        // The configuration was validated (makePlugin calls validate()), each part at its own JSON path.
+        switch plugin.recognizer {
+        case .barcode(var configuration):
+            configuration.id = plugin.id
+            if let cutout = view.cutoutConfig {
+                configuration.regionOfInterest = regionOfInterest(of: cutout, frameSize: frameSize)
             }
-        } catch let error as LumaScanError {
-            let roots = ["barcodeConfig", MeterConfiguration.jsonPath, SecureQRConfiguration.jsonPath]
-            let rebased = ConfigurationRebase.rebase(error, to: configPath, prefixes: roots)
-            throw ConfigurationRebase.rebase(
-                rebased, to: "\(path).cutoutConfig", prefixes: [CutoutConfiguration.jsonPath])
+            return try BarcodeRecognizer(configuration: configuration, logger: logger)
+        case .meter(let configuration):
+            return try MeterRecognizer(
+                configuration: configuration, cutout: view.cutoutConfig ?? CutoutConfiguration(), id: plugin.id,
+                logger: logger)
+        case .secureQR(var configuration):
+            configuration.id = plugin.id
+            return try SecureQRRecognizer(configuration: configuration, logger: logger)
         }
     }
 

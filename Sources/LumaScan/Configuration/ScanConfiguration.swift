@@ -222,3 +222,6 @@ public struct ScanConfiguration: Hashable, Sendable, Codable {
         try container.encodeIfPresent(audioFeedback, forKey: ConfigKey(stringValue: "audioFeedback"))
     }
 }
+
+/// The coding key of the configuration types (``ConfigurationKeys/AnyKey``), by the short name this module uses.
+typealias ConfigKey = ConfigurationKeys.AnyKey

@@ -44,9 +44,7 @@ public struct ViewPluginConfig: Hashable, Sendable, Codable {
     func validate(_ check: ConfigurationCheck) throws(LumaScanError) {
         try pluginConfig.validate(check.nested("pluginConfig"))
         if let cutoutConfig {
-            try ConfigurationRebase.validating(
-                at: check.path("cutoutConfig"), standaloneRoot: CutoutConfiguration.jsonPath
-            ) { () throws(LumaScanError) in try cutoutConfig.validate() }
+            try cutoutConfig.validate(path: check.path("cutoutConfig"))
             switch pluginConfig.recognizer {
             case .barcode(let barcode) where barcode.regionOfInterest != nil:
                 throw check.fail(
@@ -80,8 +78,7 @@ public struct ViewPluginConfig: Hashable, Sendable, Codable {
                 "missing required key; give it one of barcodeConfig, secureQRConfig or meterConfig")
         }
         let pluginConfig: PluginConfig = try container.value("pluginConfig", default: PluginConfig())
-        let cutoutConfig = try container.component(
-            CutoutConfiguration.self, "cutoutConfig", standaloneRoot: CutoutConfiguration.jsonPath)
+        let cutoutConfig: CutoutConfiguration? = try container.optional("cutoutConfig")
         self.init(
             pluginConfig: pluginConfig, cutoutConfig: cutoutConfig,
             scanFeedbackConfig: try container.value("scanFeedbackConfig", default: ScanFeedbackConfig()))
@@ -218,17 +215,11 @@ public struct PluginConfig: Hashable, Sendable, Codable {
         let path = check.path(recognizer.jsonKey)
         switch recognizer {
         case .barcode(let configuration):
-            try ConfigurationRebase.validating(at: path, standaloneRoot: "barcodeConfig") { () throws(LumaScanError) in
-                try configuration.validate()
-            }
+            try configuration.validate(path: path)
         case .secureQR(let configuration):
-            try ConfigurationRebase.validating(at: path, standaloneRoot: SecureQRConfiguration.jsonPath) {
-                () throws(LumaScanError) in try configuration.validate()
-            }
+            try configuration.validate(path: path)
         case .meter(let configuration):
-            try ConfigurationRebase.validating(at: path, standaloneRoot: MeterConfiguration.jsonPath) {
-                () throws(LumaScanError) in try configuration.validate()
-            }
+            try configuration.validate(path: path)
             if configuration.scanMode == .dialMeter {
                 throw check.nested("meterConfig").fail(
                     "scanMode", "dial_meter is not supported yet; use digital_meter, counter_meter or auto_meter")
@@ -265,22 +256,19 @@ public struct PluginConfig: Hashable, Sendable, Codable {
         var ownIDGiven = false
         switch kind {
         case .barcode:
-            let configuration = try container.component(
-                BarcodeConfiguration.self, kind.jsonKey, standaloneRoot: "barcodeConfig")
+            let configuration: BarcodeConfiguration? = try container.optional(kind.jsonKey)
             recognizer = .barcode(configuration ?? BarcodeConfiguration())
             ownIDGiven = try container.nestedContainer(
                 keyedBy: ConfigKey.self, forKey: ConfigKey(stringValue: kind.jsonKey)
             ).has("id")
         case .secureQR:
-            let configuration = try container.component(
-                SecureQRConfiguration.self, kind.jsonKey, standaloneRoot: SecureQRConfiguration.jsonPath)
+            let configuration: SecureQRConfiguration? = try container.optional(kind.jsonKey)
             recognizer = .secureQR(configuration ?? SecureQRConfiguration())
             ownIDGiven = try container.nestedContainer(
                 keyedBy: ConfigKey.self, forKey: ConfigKey(stringValue: kind.jsonKey)
             ).has("id")
         case .meter:
-            let configuration = try container.component(
-                MeterConfiguration.self, kind.jsonKey, standaloneRoot: MeterConfiguration.jsonPath)
+            let configuration: MeterConfiguration? = try container.optional(kind.jsonKey)
             recognizer = .meter(configuration ?? MeterConfiguration())
         }
         let id: String? = try container.optional("id")
