@@ -19,6 +19,8 @@ extension ScanEngine {
         /// The frame's events, gathered before they are queued in one step.
         var events: [ScanEvent] = []
         var lastDistance: DistanceStatus?
+        /// Whether the last frame's ticket said stop was asked for: the thread exits after that frame.
+        var stopSeen = false
     }
 
     func recognitionLoop(_ consumer: consuming FrameRing.Consumer) {
@@ -27,7 +29,10 @@ extension ScanEngine {
         state.events.reserveCapacity(64)
         while true {
             if let frame = consumer.pop() {
-                guard process(frame, consumer: consumer, state: &state) else { break }
+                // A frame taken from the ring is recognised to the end (one report per recognised frame), even when
+                // stop was asked for meanwhile; the thread exits after it.
+                process(frame, consumer: consumer, state: &state)
+                if state.stopSeen { break }
                 continue
             }
             // No frame waits: let the session's scan timeout pass even so, then sleep until a frame is pushed, the
@@ -42,7 +47,9 @@ extension ScanEngine {
             if stop { break }
             if captureDone {
                 // Capture has stopped; anything it pushed before its flag is visible now.
-                guard let last = consumer.pop(), process(last, consumer: consumer, state: &state) else { break }
+                guard let last = consumer.pop() else { break }
+                process(last, consumer: consumer, state: &state)
+                if state.stopSeen { break }
                 continue
             }
             if let wakeAt {
@@ -56,10 +63,8 @@ extension ScanEngine {
         bufferReturned.wake()
     }
 
-    /// Processes one frame; returns `false`, with the frame released unrecognised, when stop was asked for.
-    func process(
-        _ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState
-    ) -> Bool {
+    /// Processes one frame, and notes in `state` whether stop was asked for.
+    func process(_ frame: DequeuedFrame, consumer: borrowing FrameRing.Consumer, state: inout RecognitionState) {
         defer {
             consumer.release(frame.bufferIndex)
             bufferReturned.wake()
@@ -71,7 +76,7 @@ extension ScanEngine {
             $0.ticket(at: metadata.dequeueTime, knownGeneration: state.generation)
         }
         carryOutChange(actions)
-        if ticket.stop { return false }
+        state.stopSeen = ticket.stop
         if let (newPlugin, generation) = ticket.newPlugin {
             newPlugin.recognizer.reset()
             state.plugin = newPlugin
@@ -81,11 +86,11 @@ extension ScanEngine {
         let session = ticket.session
         // The preview takes a frame's luma (at most every 100 ms, only while someone watches) even when not scanning.
         let previewWanted = preview.wantsFrame(at: metadata.dequeueTime)
-        guard session != nil || previewWanted else { return true }
+        guard session != nil || previewWanted else { return }
         if state.extractor?.format != metadata.format {
             state.extractor = LumaExtractor(format: metadata.format, sourceName: source.name)
         }
-        guard let extractor = state.extractor else { return true }
+        guard let extractor = state.extractor else { return }
         let lumaStart = MonotonicInstant.now()
         let luma: LumaView
         do {
@@ -93,10 +98,10 @@ extension ScanEngine {
         } catch {
             counters.corrupt.add(1, ordering: .relaxed)
             logger.debug("corrupt frame skipped", metadata: ["frame": "\(metadata.index)", "error": "\(error)"])
-            return true
+            return
         }
         if previewWanted { preview.offer(luma, at: metadata.dequeueTime) }
-        guard let session, let current = state.plugin else { return true }
+        guard let session, let current = state.plugin else { return }
         let recognitionStart = MonotonicInstant.now()
         state.reports.removeAll(keepingCapacity: true)
         current.recognizer.process(luma, metadata: metadata, into: &state.reports)
@@ -109,7 +114,6 @@ extension ScanEngine {
         counters.pipelineNanoseconds.add(end.since(metadata.dequeueTime).nanosecondsClamped, ordering: .relaxed)
         counters.reports.add(UInt64(state.reports.count), ordering: .relaxed)
         queueEvents(of: current, session: session, frame: metadata, frameSize: luma.size, state: &state)
-        return true
     }
 
     /// Gathers the frame's events (a detection when the code's distance changed, then its reports) and queues them in
