@@ -58,7 +58,7 @@ struct EngineStateMachine {
         var session: Int?
         /// The plugin to use from this frame on, when it changed since `knownGeneration`.
         var newPlugin: (plugin: ScanPlugin, generation: Int)?
-        /// Whether ``ScanEngine/stop()`` was called: the frame is released unrecognised and the thread exits.
+        /// Whether ``ScanEngine/stop()`` was called: the frame is still recognised, and the thread exits after it.
         var stop = false
     }
 

@@ -29,6 +29,8 @@ extension ScanEngine {
         state.events.reserveCapacity(64)
         while true {
             if let frame = consumer.pop() {
+                // Taking the frame made room in the ring: a finite source's capture waiting to push may go on.
+                bufferReturned.wake()
                 // A frame taken from the ring is recognised to the end (one report per recognised frame), even when
                 // stop was asked for meanwhile; the thread exits after it.
                 process(frame, consumer: consumer, state: &state)

@@ -83,7 +83,8 @@ public final class ScanEngine: Sendable {
     let machine: Lock<EngineStateMachine>
     /// Wakes the recognition thread: a frame was pushed, capture finished, the session changed, or stop was asked for.
     let frameAvailable = Semaphore()
-    /// Wakes the capture thread: the recognition thread released a frame's buffer or exited, or stop was asked for.
+    /// Wakes the capture thread: the recognition thread took a frame from the ring (room to push), released a
+    /// frame's buffer or exited, or stop was asked for.
     let bufferReturned = Semaphore()
     /// Wakes a recovery backoff early: stop was asked for.
     let stopWake = Semaphore()

@@ -226,6 +226,31 @@ struct ScanEngineTests {
         #expect(!recognizer.seen.withLock { $0 }.contains(4))
     }
 
+    @Test("a frame taken from the ring after stop was asked for is recognised to the end: one report per frame")
+    func frameAfterStopIsRecognised() async {
+        final class EngineBox: @unchecked Sendable {
+            // SAFETY (Sendable): set once before the engine starts, read on the recognition thread after.
+            var engine: ScanEngine?
+        }
+        let box = EngineBox()
+        // While frame 0 is recognised, wait until capture has pushed frame 1 into the ring, then ask for stop: the
+        // recognition thread takes frame 1 after it, and must recognise it rather than release it unread.
+        let recognizer = MeanLumaRecognizer { index in
+            guard index == 0, let engine = box.engine else { return }
+            let deadline = MonotonicInstant(nanoseconds: MonotonicInstant.now().nanoseconds + 10_000_000_000)
+            while engine.statistics.framesCaptured < 2 && MonotonicInstant.now() < deadline { sched_yield() }
+            engine.stop()
+        }
+        let source = SyntheticSource(images: flatImages([10, 20, 30, 40]), frameCount: 4)
+        let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
+        box.engine = engine
+        #expect(throws: Never.self) { try engine.start() }
+        await engine.finished()
+        let statistics = engine.statistics
+        #expect(statistics.framesProcessed >= 2, "frame 1 was in the ring when stop was asked for")
+        #expect(statistics.reports == statistics.framesProcessed, "every processed frame was recognised")
+    }
+
     @Test("a second start is refused with a clear error")
     func secondStart() async throws {
         let engine = ScanEngine(
