@@ -113,11 +113,7 @@ extension MeterConfiguration {
     public init(from decoder: any Decoder) throws {
         let path = ConfigurationPath.string(decoder.codingPath, under: "meterConfig", standaloneRoot: Self.jsonPath)
         let container = try decoder.container(keyedBy: AnyKey.self)
-        let known = Key.allCases.map(\.rawValue)
-        if let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
-            throw LumaScanError(
-                .invalidConfiguration, "\(path).\(unknown): unknown key (known: \(known.joined(separator: ", ")))")
-        }
+        try container.rejectUnknownKeys(allowed: Key.allCases.map(\.rawValue), path: path)
         self.init()
         func present(_ key: Key) throws -> AnyKey? {
             let codingKey = AnyKey(key.rawValue)
