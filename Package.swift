@@ -153,7 +153,9 @@ let package = Package(
         // Writes the real-world barcode corpus to a folder and scores peers' reads of it
         // (scripts/compare-barcodes.sh); a test tool, not part of the lumascan product.
         .executableTarget(
-            name: "barcode-corpus", dependencies: ["LumaScanCore", "LumaScanTestSupport"],
+            name: "barcode-corpus", dependencies: ["LumaScanCore", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaVision",
+                "CLumaTestKit",
+            ],
             path: "Tests/barcode-corpus"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),
         .testTarget(

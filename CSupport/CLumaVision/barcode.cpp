@@ -108,9 +108,11 @@ int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w
     int n = zbar_scan_image(z.scanner, z.image);
     if (n < 0) return -EIO;
     int found = 0;
+    bool qr = false;
     std::string &payload = s->collector.scratch;
     for (const zbar_symbol_t *sym = zbar_image_first_symbol(z.image); sym; sym = zbar_symbol_next(sym)) {
         int type = int(zbar_symbol_get_type(sym));
+        qr = qr || type == ZBAR_QRCODE;
         if (type <= 0 || type >= kSymbolSlots || !zbar_reads(type)) continue;
         payload.assign(zbar_symbol_get_data(sym), zbar_symbol_get_data_length(sym));
         unsigned loc = zbar_symbol_get_loc_size(sym);
@@ -138,6 +140,8 @@ int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w
         found += collect(s, type, payload, points, count, roi, pass, LV_DECODER_ZBAR, zbar_symbol_get_quality(sym),
                          int(zbar_symbol_get_orientation(sym)), nullptr);
     }
+    // Linear symbols are recycled and reused without allocating; QR symbols never are (ZBar::free_results).
+    if (qr) z.free_results();
     return found;
 }
 
@@ -354,6 +358,15 @@ void ZBar::release() {
     if (scanner) zbar_image_scanner_destroy(scanner);
     image = nullptr;
     scanner = nullptr;
+}
+
+void ZBar::free_results() {
+    const zbar_symbol_set_t *results = zbar_image_get_symbols(image);
+    if (!results) return;
+    zbar_symbol_set_ref(results, 1);
+    // The scanner and the image drop their references; ours is then the last, and releasing it frees the set.
+    zbar_image_scanner_recycle_image(scanner, image);
+    zbar_symbol_set_ref(results, -1);
 }
 
 void ZBar::density(int x, int y) {

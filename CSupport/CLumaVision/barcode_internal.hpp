@@ -124,6 +124,12 @@ struct ZBar {
     bool create();
     void release();
     void density(int x, int y);
+    /// Frees the last scan's results instead of leaving them to zbar's recycling. zbar 0.23 keeps a scan's symbols
+    /// for reuse in buckets by the size of their data, but its QR decoder always asks for a symbol without data and
+    /// fills in the data itself: a QR symbol, once recycled, sits in a bucket no QR decode takes from, so every QR
+    /// decode grew the scanner by about 176 bytes until it was destroyed (a kiosk reading one code all day grew
+    /// without bound). Holding a reference on the results while zbar lets go of them makes zbar free them.
+    void free_results();
 };
 
 }  // namespace lv::barcode

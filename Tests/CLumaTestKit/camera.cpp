@@ -7,6 +7,8 @@
 #include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -400,3 +402,5 @@ extern "C" int lt_jpeg_encode(const uint8_t *luma, int width, int height, size_t
         return 0;
     });
 }
+
+extern "C" size_t lt_heap_in_use(void) { return mallinfo2().uordblks; }

@@ -1,6 +1,9 @@
 // barcode-corpus: writes BarcodeRealWorldCorpus (or the bundled samples) to a folder, and scores command-line readers' output on a corpus
 // folder against its truth.tsv. scripts/compare-barcodes.sh runs both around zbarimg, ZXingReader and lumascan.
+import CLumaTestKit
+import CLumaVision
 import Foundation
+import LumaScanBenchKit
 import LumaScanCore
 import LumaScanTestSupport
 
@@ -12,6 +15,10 @@ let usage = """
            barcode-corpus score DIR ZBARIMG ZXINGREADER LUMASCAN
                prints per folder of DIR (which holds truth.tsv) the images each reader read and its misreads, from
                zbarimg's and ZXingReader's block files and lumascan's JSON lines (see ReaderOutput)
+           barcode-corpus heap-growth N
+               scans one frame with a QR code N times with lv_barcode_scan on this process's only thread, and prints
+               how much the heap in use grew after the first 100 scans: memory held per scan shows here exactly,
+               where a test process running other tests beside it could not tell it apart
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -64,11 +71,35 @@ func score(_ directory: String, zbarimg: String, zxingReader: String, lumascan: 
     }
 }
 
+/// See `usage`: prints "scans N growth BYTES", or fails when a scan does not read the code.
+func heapGrowth(scans: Int) throws {
+    let canvas = TestCanvas(width: 320, height: 240, fill: 230)
+    canvas.place(try QRCode("heap-growth-check").render(moduleSize: 4), centre: Point(x: 160, y: 120))
+    let image = canvas.image
+    var created: OpaquePointer?
+    guard lv_barcode_scanner_create(&created) == 0, let scanner = created else { fail("barcode-corpus: no scanner") }
+    defer { lv_barcode_scanner_destroy(scanner) }
+    var results = [lv_barcode_result](repeating: lv_barcode_result(), count: 4)
+    var data = [UInt8](repeating: 0, count: 1024)
+    var base = 0
+    for scan in 0..<(100 + scans) {
+        if scan == 100 { base = Int(lt_heap_in_use()) }
+        let count = image.withView { view in
+            lv_barcode_scan(
+                scanner, view.baseAddress, Int32(view.width), Int32(view.height), view.stride, 0, 0, 0, 0, &results,
+                4, &data, data.count)
+        }
+        if count != 1 { fail("barcode-corpus: scan \(scan) read \(count) codes, not 1", status: 1) }
+    }
+    print("scans \(scans) growth \(Int(lt_heap_in_use()) - base)")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch (arguments.first, arguments.count) {
     case ("write", 2): try write(to: arguments[1])
     case ("samples", 2): for path in try BundledSamples.write(to: arguments[1]) { print("wrote \(path)") }
+    case ("heap-growth", 2): try heapGrowth(scans: Int(arguments[1]) ?? 0)
     case ("score", 5): try score(arguments[1], zbarimg: arguments[2], zxingReader: arguments[3], lumascan: arguments[4])
     default: fail(usage)
     }

@@ -157,6 +157,12 @@ typedef struct lt_peer_read {
 int lt_zxing_read(const uint8_t *luma, int width, int height, size_t stride, lt_peer_read *reads, int max_reads,
                   uint8_t *data, size_t data_capacity, int *aborted);
 
+// MARK: The heap
+
+/// The bytes the C heap has handed out and not taken back (glibc's `mallinfo2().uordblks`, every arena), for tools
+/// that measure memory held from one call to the next in a process of their own.
+size_t lt_heap_in_use(void);
+
 #ifdef __cplusplus
 }
 #endif
