@@ -151,10 +151,12 @@ let package = Package(
             ],
             path: "Tests/LumaScanTestSupport"),
         // Writes the real-world barcode corpus to a folder and scores peers' reads of it
-        // (scripts/compare-barcodes.sh); a test tool, not part of the lumascan product.
+        // (scripts/compare-barcodes.sh), and measures the heap that repeated scans hold (heap-growth, run by
+        // LVBarcodeScannerTests in a process of its own); a test tool, not part of the lumascan product.
         .executableTarget(
-            name: "barcode-corpus", dependencies: ["LumaScanCore", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaVision",
-                "CLumaTestKit",
+            name: "barcode-corpus",
+            dependencies: [
+                "LumaScanCore", "LumaScanBenchKit", "LumaScanTestSupport", "CLumaVision", "CLumaTestKit",
             ],
             path: "Tests/barcode-corpus"),
         .testTarget(name: "LumaScanCoreTests", dependencies: ["LumaScanCore", "LumaScanTestSupport"]),

@@ -238,14 +238,15 @@ struct LVBarcodeScannerTests {
     func heapGrowth(scans: Int) throws -> Int {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
-        var tool: URL?
-        for _ in 0..<4 where tool == nil {
+        var found: [URL] = []
+        for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("barcode-corpus")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { tool = candidate }
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { found.append(candidate) }
             directory.deleteLastPathComponent()
         }
+        let tool = try #require(found.first, "barcode-corpus is built beside the test binary")
         let process = Process()
-        process.executableURL = try #require(tool, "barcode-corpus is built beside the test binary")
+        process.executableURL = tool
         process.arguments = ["heap-growth", String(scans)]
         let output = Pipe()
         process.standardOutput = output
