@@ -209,6 +209,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         int digit = -1;
         double confidence = 0, own = 0;
         int segments = 0;  // how many segments are lit
+        int mask = 0;      // which are lit (kA ... kG)
         bool blank = false, holeLit = false, exact = false;
     };
     auto classify = [&](const double *values, double left) {
@@ -252,28 +253,43 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         r.holeLit = std::max(upperHole, lowerHole) > threshold;
         if (r.holeLit) r.confidence = 0;
         r.blank = segments == 0;
+        r.mask = segments;
         for (int s = 0; s < 7; ++s) r.segments += (segments >> s) & 1;
         return r;
     };
     CellReading readings[LV_METER_MAX_DIGITS];
     for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].left);
-    // A "1" must have nothing above or below it: the display's edge and the meter body's, which read as one, reach
-    // past the digits' top and bottom.
-    auto clearAboveBelow = [&](double left) {
+    // Nothing above or below a digit may go on from it: the display's edge and the meter body's, which read as a "1"
+    // (or, with a corner or glare beside them, as a 7 or a 5), reach past the digits' top and bottom. For a "1"
+    // (`strict`), a stroke in two columns or more of the band above or below the cell, its right edge included,
+    // refuses it: the display's edge may end a little past the digits. For another digit, only strokes through most
+    // rows of the band (kThroughBand) in a tenth of its columns do: a line across the band (the display's bezel close
+    // above or below the digits, or tilted into the band by the roll or the perspective) crosses a few rows only, and
+    // says nothing about the cell. (Before, any stroke refused every digit, and the last digit of a display whose bezel
+    // runs close above it was never read.)
+    auto clearAboveBelow = [&](double left, bool strict) {
         const double top = row.top + row.shift(left + wd / 2);
         for (const double v : {-0.2, 1.05}) {
-            const cv::Rect r =
-                cellRect(left, top, wd, h, 0.1, v, 0.9, v + 0.15) & cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+            const cv::Rect r = cellRect(left, top, wd, h, 0.1, v, 1.05, v + 0.15) &
+                               cv::Rect(0, 0, m.binary.cols, m.binary.rows);
             if (r.empty()) return false;
-            cv::reduce(m.binary(r), m.boxed, 0, cv::REDUCE_MAX);
-            if (cv::countNonZero(m.boxed) > 0.1 * r.width) return false;
+            int across = 0;
+            if (strict) {
+                cv::reduce(m.binary(r), m.boxed, 0, cv::REDUCE_MAX);
+                across = cv::countNonZero(m.boxed);
+            } else {
+                cv::reduce(m.binary(r), m.columnSums, 0, cv::REDUCE_SUM, CV_32S);
+                const int *sums = m.columnSums.ptr<int>(0);
+                for (int x = 0; x < r.width; ++x) across += sums[x] >= 255 * kThroughBand * r.height;
+            }
+            if (across > (strict ? 1 : 0.1 * r.width)) return false;
         }
         return true;
     };
     // A cell that shows a whole digit pattern as bright as the others, and is no edge, holds a digit of the display.
     auto solid = [&](const CellReading &r, double left) {
         return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
-               (r.digit != 1 || clearAboveBelow(left));
+               (r.digit != 1 || clearAboveBelow(left, true));
     };
     // A reading that is only part of the display's digits is never a confident one: a missing digit makes another
     // number, and the recognizer would complete it. So is a reading of one digit (an edge or a ring reads as a "1"
@@ -340,32 +356,76 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         r = classify(values, left);
         // Any digit, not only a "1", must have nothing above or below it: a display's corner and the ground's
         // edge beside glare read as a 7 or a 5.
-        return solid(r, left) && clearAboveBelow(left);
+        return solid(r, left) && clearAboveBelow(left, r.digit == 1);
     };
     // Beyond either end, after the digits found: a cell with lit segments as bright as the digits', no lit hole
     // and nothing above or below it (which the display's edge would have), or a whole pattern other than a "1" (an
-    // edge), is a digit that could not be read.
+    // edge), is a digit that could not be read. So is a cell with a lit hole that lights a horizontal segment and two
+    // more nearly as bright as the digits (kLostLevel): a digit off the cell, after a lit point or where perspective
+    // shrinks the pitch, which would otherwise leave a confident reading one digit short.
     auto lost = [&](const CellReading &r, double left) {
-        if (r.blank || r.holeLit || r.own < 0.6 * lit) return false;
-        return (r.exact && r.digit != 1 && r.confidence >= 0.5) || (r.segments >= 2 && clearAboveBelow(left));
+        if (r.blank || r.own < 0.6 * lit) return false;
+        if (!r.holeLit)
+            return (r.exact && r.digit != 1 && r.confidence >= 0.5) ||
+                   (r.segments >= 2 && clearAboveBelow(left, true));
+        return (r.mask & (kA | kD | kG)) && r.segments >= 3 && r.own >= kLostLevel * lit &&
+               clearAboveBelow(left, false);
+    };
+    // Where the cell one digit beyond either end lies: perspective stretches the pitch towards the display's near end
+    // and shrinks it towards the far one, so the cells' positions are fitted as a quadratic function of their index
+    // (a straight line for fewer than four cells) and extrapolated, rather than stepped by the median pitch.
+    auto beyond = [&](int index) {
+        if (cellCount < 2) return cells[0].left + (index < 0 ? -pitch : pitch);
+        double sum[5] = {}, rhs[3] = {};
+        for (int i = 0; i < cellCount; ++i) {
+            double power = 1;
+            for (int k = 0; k < 5; ++k, power *= i) sum[k] += power;
+            rhs[0] += cells[i].left;
+            rhs[1] += i * cells[i].left;
+            rhs[2] += double(i) * i * cells[i].left;
+        }
+        double predicted;
+        if (cellCount >= 4) {
+            const cv::Matx33d normal(sum[0], sum[1], sum[2], sum[1], sum[2], sum[3], sum[2], sum[3], sum[4]);
+            const cv::Vec3d c = normal.solve(cv::Vec3d(rhs[0], rhs[1], rhs[2]), cv::DECOMP_SVD);
+            predicted = c[0] + c[1] * index + c[2] * index * index;
+        } else {
+            const double slope = (sum[0] * rhs[1] - sum[1] * rhs[0]) / (sum[0] * sum[2] - sum[1] * sum[1]);
+            predicted = (rhs[0] - slope * sum[1]) / sum[0] + slope * index;
+        }
+        // The fit's pitch there stays near the median's: a wild fit (cells off the grid) falls back to it.
+        const double step = index < 0 ? cells[0].left - predicted : predicted - cells[cellCount - 1].left;
+        if (step < 0.7 * pitch || step > 1.4 * pitch)
+            return index < 0 ? cells[0].left - pitch : cells[cellCount - 1].left + pitch;
+        return predicted;
+    };
+    // A digit beyond an end is looked for where the fit puts it, then one median pitch on; the cell there decides
+    // whether a digit that could not be read is there (lost).
+    auto extendBeyond = [&](int index, CellReading &found, double &at) {
+        const double stepped = index < 0 ? cells[0].left - pitch : cells[cellCount - 1].left + pitch;
+        at = beyond(index);
+        if (std::fabs(at - stepped) > 0.1 * pitch && extend(at, found)) return true;
+        at = stepped;
+        return extend(at, found);
     };
     CellReading r;
-    while (cellCount < LV_METER_MAX_DIGITS && extend(cells[0].left - pitch, r)) {
+    double at = 0;
+    while (cellCount < LV_METER_MAX_DIGITS && extendBeyond(-1, r, at)) {
         for (int i = cellCount; i > 0; --i) {
             cells[i] = cells[i - 1];
             readings[i] = readings[i - 1];
         }
-        cells[0] = Cell{cells[1].left - pitch, false};
+        cells[0] = Cell{at, false};
         readings[0] = r;
         ++cellCount;
     }
-    if (cellCount < LV_METER_MAX_DIGITS && lost(r, cells[0].left - pitch)) partial = true;
-    while (cellCount < LV_METER_MAX_DIGITS && extend(cells[cellCount - 1].left + pitch, r)) {
-        cells[cellCount] = Cell{cells[cellCount - 1].left + pitch, false};
+    if (cellCount < LV_METER_MAX_DIGITS && lost(r, at)) partial = true;
+    while (cellCount < LV_METER_MAX_DIGITS && extendBeyond(cellCount, r, at)) {
+        cells[cellCount] = Cell{at, false};
         readings[cellCount] = r;
         ++cellCount;
     }
-    if (cellCount < LV_METER_MAX_DIGITS && lost(r, cells[cellCount - 1].left + pitch)) partial = true;
+    if (cellCount < LV_METER_MAX_DIGITS && lost(r, at)) partial = true;
     // A blob on the row's line, about as tall as the digits (a display seen from the side makes its far digits
     // smaller, its near ones larger) and within their band, near the reading but centred outside it, is a digit the
     // reading lacks: one whose cell fell off the grid of pitches (which perspective stretches), or was dropped as no

@@ -63,6 +63,16 @@ constexpr double kMinSlant = 0.03;
 /// fraction of its confidence: less than the recognizer's default minimum (60), whatever the digits' own.
 constexpr double kDoubtful = 0.5;
 
+/// A cell beyond the seven-segment digits found whose hole is lit, but which lights a horizontal segment and at least
+/// three in all at this fraction of the digits' lit level, is a digit the reader could not place (one next to a lit
+/// point, or beyond a pitch that perspective stretched): the reading is partial. A display's edge, lit a little less,
+/// is not.
+constexpr double kLostLevel = 0.85;
+
+/// A stroke above or below a seven-segment cell goes on from it (an edge, not a digit) when it is lit in at least
+/// this fraction of the band's rows (clearAboveBelow in meter_digital.cpp).
+constexpr double kThroughBand = 0.6;
+
 /// A seven-segment row tilts by at most this much (rows per column): a few degrees of roll, and a display seen from
 /// the side, whose perspective tilts the row further.
 constexpr double kMaxRowSlope = 0.25;
@@ -224,6 +234,8 @@ struct lv_meter {
     // stroke pixels under one shear, from which the slant is found.
     cv::Mat upright;
     std::vector<int> slantColumns;
+    // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S).
+    cv::Mat columnSums;
     Row row;
     // Counter reader: vertical strips of the digit templates 9, 0, 1, ..., 9, 0 at kStripCount drum pitches, at
     // full and half size, with each window's inverse norm precomputed.
