@@ -371,11 +371,12 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         return (r.mask & (kA | kD | kG)) && r.segments >= 3 && r.own >= kLostLevel * lit &&
                clearAboveBelow(left, false);
     };
-    // Where the cell one digit beyond either end lies: perspective stretches the pitch towards the display's near end
-    // and shrinks it towards the far one, so the cells' positions are fitted as a quadratic function of their index
-    // (a straight line for fewer than four cells) and extrapolated, rather than stepped by the median pitch.
+    // Where the cell one digit beyond either end lies: one median pitch on (stepped), or where the cells' positions,
+    // fitted as a quadratic function of their index (a straight line for fewer than four cells), put it (beyond):
+    // perspective stretches the pitch towards the display's near end and shrinks it towards the far one.
+    auto stepped = [&](int index) { return index < 0 ? cells[0].left - pitch : cells[cellCount - 1].left + pitch; };
     auto beyond = [&](int index) {
-        if (cellCount < 2) return cells[0].left + (index < 0 ? -pitch : pitch);
+        if (cellCount < 2) return stepped(index);
         double sum[5] = {}, rhs[3] = {};
         for (int i = 0; i < cellCount; ++i) {
             double power = 1;
@@ -395,17 +396,14 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         }
         // The fit's pitch there stays near the median's: a wild fit (cells off the grid) falls back to it.
         const double step = index < 0 ? cells[0].left - predicted : predicted - cells[cellCount - 1].left;
-        if (step < 0.7 * pitch || step > 1.4 * pitch)
-            return index < 0 ? cells[0].left - pitch : cells[cellCount - 1].left + pitch;
-        return predicted;
+        return step < 0.7 * pitch || step > 1.4 * pitch ? stepped(index) : predicted;
     };
     // A digit beyond an end is looked for where the fit puts it, then one median pitch on; the cell there decides
     // whether a digit that could not be read is there (lost).
     auto extendBeyond = [&](int index, CellReading &found, double &at) {
-        const double stepped = index < 0 ? cells[0].left - pitch : cells[cellCount - 1].left + pitch;
         at = beyond(index);
-        if (std::fabs(at - stepped) > 0.1 * pitch && extend(at, found)) return true;
-        at = stepped;
+        if (std::fabs(at - stepped(index)) > 0.1 * pitch && extend(at, found)) return true;
+        at = stepped(index);
         return extend(at, found);
     };
     CellReading r;
