@@ -12,6 +12,8 @@ import Testing
 /// - seed7-8, 646727.2 (LCD, perspective): the pitch shrinks towards the far end, and the last "2" (after a lit point)
 ///   lies off the cell one median pitch on; the cell there, with a lit hole, did not even make the reading partial.
 /// - seed11-167, 5944468 (LED): the last "8" under the bezel; the old reader gave 594446, in some frames confidently.
+/// - seed23-80, 4821471 (LCD, seed 23 was never tuned on): the "48" lie off the cells before the "21471" the reader
+///   finds, and the one before it shows a lit hole; the old reader gave a confident 21471, a misread.
 @Suite("Seven-segment displays: the digits at the display's ends")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -50,5 +52,15 @@ struct MeterSevenSegmentCropTests {
         #expect(text == truth)
         // The recognizer's default minConfidence is 60; a partial reading keeps half of its digits' confidence.
         #expect(confidence >= 60, "\(text) at \(confidence)")
+    }
+
+    /// A cell beyond the digits found whose hole is lit but which lights a horizontal segment and two more, as bright
+    /// as the digits, is a digit the reader could not place: the reading is partial (half its confidence), not a
+    /// confident shorter number.
+    @Test("a digit that cannot be placed beyond an end makes the reading partial, never a confident shorter number")
+    func unplacedDigit() throws {
+        let (text, confidence) = try read("seed23-80.png")
+        #expect(text == "21471")
+        #expect(confidence < 60, "\(text) at \(confidence)")
     }
 }
