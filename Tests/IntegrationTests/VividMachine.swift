@@ -15,10 +15,12 @@ enum VividMachine {
     /// Whether `LUMASCAN_SKIP_VM=1` asks for the VM tests to be skipped.
     static let skipVM = ProcessInfo.processInfo.environment["LUMASCAN_SKIP_VM"] == "1"
 
-    /// How long the VM may run (boot, every scenario, poweroff) before it is killed. The run takes 150-300 s on this
-    /// project's build machine, but took 500 s on a loaded host on 2026-11-26 (two SIGTRAP retries included); the
-    /// limit leaves room for a host running at a third of its usual speed (the guest's waits stretch likewise:
-    /// `PATIENCE` in `vm/scenarios.sh`). A run that still reaches it is killed and its diagnostics printed.
+    /// How long the VM may run (boot, every scenario, poweroff) before it is killed. Since the feeder streams from a
+    /// copy in the guest's memory (`vm/vivid-feed.sh`), the run takes 130 s on this project's build machine and 290 s
+    /// with two busy processes beside it (2026-11-27); before, it took 450-500 s there and ran past this limit on a
+    /// slow CI host. The limit leaves room for a host running at a third of its usual speed (the guest's waits
+    /// stretch likewise: `PATIENCE` in `vm/scenarios.sh`). A run that still reaches it is killed and its diagnostics
+    /// printed.
     static let timeoutSeconds = 900
 
     /// Run dirs kept under `.vm-cache/integration/`, newest first.
