@@ -62,7 +62,10 @@ struct ScanEngineTests {
         let recognizer = MeanLumaRecognizer(delay: .milliseconds(3))
         let engine = ScanEngine(source: source, recognizers: [recognizer], logger: testLogger)
         try engine.start()
-        try await Task.sleep(for: .milliseconds(300))
+        // Until recognition has seen more than ten frames and the ring has dropped some, however slowly this machine
+        // runs: a fixed 300 ms saw only ten frames under the thread sanitizer on a loaded host.
+        #expect(try await eventually { engine.statistics.framesProcessed > 10 })
+        #expect(try await eventually { engine.statistics.framesDroppedByRing > 0 })
         let running = engine.statistics
         #expect(
             running.framesCaptured == running.framesProcessed + running.framesDroppedByRing + running.framesInFlight)
@@ -147,7 +150,12 @@ struct ScanEngineTests {
         try await Task.sleep(for: .milliseconds(100))
         let before = engine.statistics.framesProcessed
         source.injectFailure(TestSourceError(recovery: .reopenDevice))
-        try await Task.sleep(for: .milliseconds(300))
+        // Conditions, not a fixed wait: a loaded host (the thread sanitizer, parallel suites) may take long.
+        #expect(
+            try await eventually {
+                delegate.events.withLock { $0 }.contains(.sourceRecovered(source: "synthetic", attempts: 1))
+            })
+        #expect(try await eventually { engine.statistics.framesProcessed > before + 5 })
         engine.stop()
         await engine.finished()
         let events = delegate.events.withLock { $0 }

@@ -49,8 +49,9 @@ struct ScanLifecycleTests {
         let seenWhilePaused = recognizer.seen.withLock { $0.count }
         let capturedBefore = engine.statistics.framesCaptured
         try await Task.sleep(for: .milliseconds(150))
+        #expect(
+            try await eventually { engine.statistics.framesCaptured > capturedBefore }, "the camera keeps streaming")
         #expect(recognizer.seen.withLock { $0.count } == seenWhilePaused, "no frame is recognised while paused")
-        #expect(engine.statistics.framesCaptured > capturedBefore, "the camera keeps streaming")
         #expect(engine.statistics.framesInFlight <= 2, "the ring drains")
         engine.resumeScanning()
         #expect(try await eventually { recognizer.seen.withLock { $0.count } > seenWhilePaused + 5 })
@@ -109,7 +110,9 @@ struct ScanLifecycleTests {
         #expect(seen > 0)
         let captured = engine.statistics.framesCaptured
         try await Task.sleep(for: .milliseconds(100))
-        #expect(engine.statistics.framesCaptured > captured, "the camera streams on after the timeout")
+        #expect(
+            try await eventually { engine.statistics.framesCaptured > captured },
+            "the camera streams on after the timeout")
         #expect(recognizer.seen.withLock { $0.count } <= seen + 1, "nothing is recognised after the timeout")
         engine.stop()
         await engine.finished()
