@@ -49,6 +49,25 @@ bool same_bars(const cv::Rect2f &a, const cv::Rect2f &b) {
     return along >= 0.5f * std::min(a1 - a0, b1 - b0) && gap <= 0.5f * std::max(a1 - a0, b1 - b0);
 }
 
+/// Linear codes with a strong check (a misread rarely passes it). zbar decodes each scan line afresh, though, and a
+/// single line through a Code 128 has been read with a payload that passed the check and was wrong (a clean label
+/// photo scaled to 1080p, beside the right reading of the same bars).
+bool strong_linear(int sym) {
+    return sym == LV_SYM_CODE128 || sym == LV_SYM_CODE93 || sym == LV_SYM_DATABAR || sym == LV_SYM_DATABAR_EXP;
+}
+
+/// Whether a reading located by a point or a line (one scan line; ZXing-C++'s row) lies on the code boxed by `box`:
+/// inside it, widened by a quarter of its smaller side (a decoder's row can lie just past the bars' ends that another
+/// located).
+bool on_code(const cv::Rect2f &line, const cv::Rect2f &box) {
+    float margin = 0.25f * std::min(box.width, box.height);
+    return line.x >= box.x - margin && line.x + line.width <= box.x + box.width + margin && line.y >= box.y - margin &&
+           line.y + line.height <= box.y + box.height + margin;
+}
+
+/// Whether a reading's location is a point or a line rather than a box.
+bool thin(const cv::Rect2f &r) { return r.width < 2 || r.height < 2; }
+
 /// The passes that are zbar's.
 constexpr uint32_t kZBarPasses = 1u << kZBar | 1u << kZBarUpscaled | 1u << kZBarEnhanced | 1u << kZBarInverted;
 
@@ -169,14 +188,36 @@ int finish(lv_barcode_scanner *s, const Policy &policy, Output &out) {
     }
     c.count = kept;
     // Disagreements: weak-check readings over the same bars with different payloads (two decoders, or a decoder at
-    // two scales), trusted or not: a reading the misread guard would drop still casts doubt on its rivals. A reading
-    // zbar confirmed on its own wins over rivals it does not (it is reported, with the others as its
-    // disagreement); otherwise none can be trusted, and all are reported as a disagreement.
+    // two scales), trusted or not: a reading the misread guard would drop still casts doubt on its rivals; and two
+    // readings of one strong-check linear symbology over the same bars. A reading located by a single scan line is
+    // over the bars of a code whose box it lies on. A reading zbar confirmed on its own wins over rivals it does not
+    // (it is reported, with the others as its disagreement); otherwise none can be trusted, and all are reported as a
+    // disagreement.
     auto rival = [&](const Found &a, const Found &b) {
-        if (&a == &b || !weak_check(a.symbology) || !weak_check(b.symbology)) return false;
+        if (&a == &b || a.point_count == 0 || b.point_count == 0) return false;
+        bool weak = weak_check(a.symbology) && weak_check(b.symbology);
+        if (!weak && !(a.symbology == b.symbology && strong_linear(a.symbology))) return false;
         cv::Rect2f ra = bounds(a), rb = bounds(b);
-        return ra.area() > 0 && rb.area() > 0 && same_bars(ra, rb);
+        if (thin(ra) && thin(rb)) return same_bars(ra, rb);
+        if (thin(ra)) return on_code(ra, rb);
+        if (thin(rb)) return on_code(rb, ra);
+        return same_bars(ra, rb);
     };
+    // A reading of the same symbology whose payload is a part of its rival's is that code read short (a scan line
+    // that lost the ends of an ITF): it is dropped, and the whole one is not in doubt because of it.
+    auto fragment = [&](const Found &a, const Found &b) {
+        return a.symbology == b.symbology && a.bytes.size() < b.bytes.size() &&
+               b.bytes.find(a.bytes) != std::string::npos && rival(a, b);
+    };
+    kept = 0;
+    for (size_t i = 0; i < c.count; ++i) {
+        bool part = false;
+        for (size_t j = 0; j < c.count && !part; ++j) part = fragment(c.slots[i], c.slots[j]);
+        if (part) continue;
+        if (kept != i) std::swap(c.slots[kept], c.slots[i]);
+        ++kept;
+    }
+    c.count = kept;
     for (size_t i = 0; i < c.count; ++i)
         for (size_t j = i + 1; j < c.count; ++j)
             if (rival(c.slots[i], c.slots[j])) c.slots[i].conflict = c.slots[j].conflict = true;

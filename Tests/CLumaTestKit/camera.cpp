@@ -230,6 +230,24 @@ extern "C" int lt_place_code(const uint8_t *code, int code_width, int code_heigh
     });
 }
 
+extern "C" int lt_fit_frame(const uint8_t *luma, int image_width, int image_height, size_t stride, uint8_t *out,
+                            int width, int height, size_t out_stride) {
+    return lt::guarded([&] {
+        if (!lt::valid(luma, image_width, image_height, stride) || !lt::valid(out, width, height, out_stride))
+            return -EINVAL;
+        const double scale = std::min(double(width) / image_width, double(height) / image_height);
+        const int w = std::clamp(int(std::lround(image_width * scale)), 1, width);
+        const int h = std::clamp(int(std::lround(image_height * scale)), 1, height);
+        cv::Mat scaled;
+        cv::resize(lt::wrap(luma, image_width, image_height, stride), scaled, cv::Size(w, h), 0,
+                   0, cv::INTER_CUBIC);
+        const int top = (height - h) / 2, left = (width - w) / 2;
+        cv::Mat frame = lt::wrap(out, width, height, out_stride);
+        cv::copyMakeBorder(scaled, frame, top, height - h - top, left, width - w - left, cv::BORDER_REPLICATE);
+        return 0;
+    });
+}
+
 extern "C" int lt_defocus(uint8_t *luma, int width, int height, size_t stride, double radius) {
     return lt::guarded([&] {
         if (!lt::valid(luma, width, height, stride) || !(radius >= 0 && radius <= 50)) return -EINVAL;

@@ -246,3 +246,21 @@ public struct BarcodePhoto: Sendable {
 private func check(_ status: Int32, _ step: String) {
     precondition(status >= 0, "CLumaTestKit \(step) failed: \(status)")
 }
+
+extension LumaImage {
+    /// The image shown full screen in a `width` x `height` frame: scaled by the largest factor that keeps it inside
+    /// (bicubic), centred, the rest filled by replicating its edges (`lt_fit_frame`). The still-image path's 1080p
+    /// figures in the README are measured on the generated corpus made this way.
+    public func fitted(width: Int, height: Int) -> LumaImage {
+        let frame = LumaImage(width: width, height: height)
+        withView { view in
+            frame.withMutablePixels { pixels in
+                check(
+                    lt_fit_frame(
+                        view.baseAddress, Int32(view.width), Int32(view.height), view.stride, pixels.baseAddress,
+                        Int32(width), Int32(height), width), "fit")
+            }
+        }
+        return frame
+    }
+}

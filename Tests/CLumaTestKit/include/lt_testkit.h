@@ -97,6 +97,12 @@ int lt_place_code(const uint8_t *code, int code_width, int code_height, size_t c
 /// Defocus: convolves the image in place with a disk of `radius` pixels (0 leaves it unchanged).
 int lt_defocus(uint8_t *luma, int width, int height, size_t stride, double radius);
 
+/// Fits an image into a `width` x `height` frame as a photo shown full screen: scaled by the largest factor that
+/// keeps it inside (bicubic), centred, the rest filled by replicating its edges. `out` holds `height` rows of
+/// `out_stride` bytes.
+int lt_fit_frame(const uint8_t *luma, int image_width, int image_height, size_t stride, uint8_t *out, int width,
+                 int height, size_t out_stride);
+
 /// Motion blur: convolves the image in place with a line `length` pixels long at `degrees` (counter-clockwise from
 /// the x axis, as displayed).
 int lt_motion_blur(uint8_t *luma, int width, int height, size_t stride, double length, double degrees);
