@@ -13,6 +13,9 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <sched.h>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 // zbar.h declares its C API inside namespace zbar when compiled as C++.
@@ -100,13 +103,20 @@ namespace lv::barcode {
 /// what it finds (mapped back to frame pixels, centred inside `roi`) as `pass`. Returns the number of codes read.
 int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w, int zbar_h, cv::Rect crop,
                Mapping map, cv::Rect roi, Pass pass) {
+    if (zbar_scan(z, pixels, zbar_w, zbar_h, crop) < 0) return -EIO;
+    return harvest(s, z, map, roi, pass);
+}
+
+int zbar_scan(ZBar &z, const uint8_t *pixels, int zbar_w, int zbar_h, cv::Rect crop) {
     zbar_image_set_size(z.image, unsigned(zbar_w), unsigned(zbar_h));
     // NULL cleanup handler: zbar borrows the memory for the duration of the scan and never frees it.
     zbar_image_set_data(z.image, pixels, size_t(zbar_w) * size_t(zbar_h), nullptr);
     // zbar_image_set_size resets the crop, so it is set after.
     zbar_image_set_crop(z.image, unsigned(crop.x), unsigned(crop.y), unsigned(crop.width), unsigned(crop.height));
-    int n = zbar_scan_image(z.scanner, z.image);
-    if (n < 0) return -EIO;
+    return zbar_scan_image(z.scanner, z.image);
+}
+
+int harvest(lv_barcode_scanner *s, ZBar &z, Mapping map, cv::Rect roi, Pass pass) {
     int found = 0;
     bool qr = false;
     std::string &payload = s->collector.scratch;
@@ -248,6 +258,36 @@ int scan_frame(lv_barcode_scanner *s, const uint8_t *luma, int width, int height
     return 0;
 }
 
+/// Whether this process may run on more than one CPU (its affinity mask, which `taskset` and cgroups narrow).
+bool several_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
+/// Runs `work` on a second thread while `here` runs on this one, and returns once both are done. On one CPU, or when
+/// no thread can be started, runs `work`, then `here`, on this one.
+template <class Work, class Here>
+void alongside(Work &&work, Here &&here) {
+    std::thread worker;
+    if (several_cpus()) {
+        try {
+            worker = std::thread([&work] { work(); });
+        } catch (const std::system_error &) {
+            work();
+        }
+    } else {
+        work();
+    }
+    struct Join {
+        std::thread &thread;
+        ~Join() {
+            if (thread.joinable()) thread.join();
+        }
+    } join{worker};
+    here();
+}
+
 /// Every pass over a still image, at full density, from a fresh zbar state; see lv_barcode_scan_still.
 int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Rect roi) {
     // A fresh zbar state per image: zbar's decoders keep state between scans (DataBar Expanded segments, for one),
@@ -262,18 +302,48 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
     source.copyTo(tight);
     const Mapping at_roi{1, 1, double(roi.x), double(roi.y)};
     const Mapping zxing_at_roi{1, 1, double(roi.x), double(roi.y), 0};
-    auto zbar_both = [&](const cv::Mat &plane, Mapping map, Pass pass) {
+    auto settled = [&] {
+        for (size_t i = 0; i < s->collector.count; ++i)
+            if (settled_still(s->collector.slots[i])) return true;
+        return false;
+    };
+    // What ZXing-C++ adds to a pass of zbar's: its decoding mapped by `map`, with the global-histogram binarizer or
+    // not, collected as `pass`.
+    struct ZXingPass {
+        Mapping map;
+        bool global;
+        Pass pass;
+    };
+    // One pass of zbar over `plane` (`zbar_on`: its linear reader, then its QR reader) and optionally ZXing-C++'s.
+    // zbar's linear scan, the longest part (about 110 ms of a 1080p plane), runs on a second thread beside zbar's QR
+    // scan and ZXing-C++'s decoding; the readings are then collected in the order the readers ran in one after
+    // another, so the result is the same as theirs.
+    //
+    // zbar's QR reader costs about as much as its linear one on every pass over a photo, whatever the photo holds,
+    // and it decodes only codes whose three finder patterns it sees; a plane in which the finder locator (which finds
+    // every finder pattern zbar accepts) sees no three that make a code's corner is not read by it. The plane is
+    // still read whole when it sees one (or too many candidates to count).
+    auto pass_over = [&](const cv::Mat &plane, Mapping map, Pass zbar_pass, bool zbar_on, const ZXingPass *zx) {
+        const cv::Rect all(0, 0, plane.cols, plane.rows);
+        const bool linear = zbar_on && linear_enabled(s);
+        const bool qr = zbar_on && s->enabled[LV_SYM_QRCODE];
+        int linear_status = 0, qr_status = 0;
+        bool qr_scanned = false;
+        alongside(
+            [&] {
+                if (linear) linear_status = zbar_scan(s->linear, plane.data, plane.cols, plane.rows, all);
+            },
+            [&] {
+                if (qr && (!s->qr_prefilter || may_hold_qr(plane, s->finder))) {
+                    qr_scanned = true;
+                    qr_status = zbar_scan(s->qr, plane.data, plane.cols, plane.rows, all);
+                }
+                if (zx) zxing_decode(s, plane.data, plane.cols, plane.rows, plane.step[0], ZXingKind::kHard, zx->global);
+            });
         int n = 0;
-        if (linear_enabled(s))
-            n = scan_plane(s, s->linear, plane.data, plane.cols, plane.rows, cv::Rect(0, 0, plane.cols, plane.rows),
-                           map, roi, pass);
-        // zbar's QR reader costs about as much as its linear one on every pass over a photo, whatever the photo
-        // holds, and it decodes only codes whose three finder patterns it sees; a plane in which the finder locator
-        // (which finds every finder pattern zbar accepts) sees no three that make a code's corner is not read by
-        // it. The plane is still read whole when it sees one (or too many candidates to count).
-        if (n >= 0 && s->enabled[LV_SYM_QRCODE] && (!s->qr_prefilter || may_hold_qr(plane, s->finder)))
-            n = scan_plane(s, s->qr, plane.data, plane.cols, plane.rows, cv::Rect(0, 0, plane.cols, plane.rows), map,
-                           roi, pass);
+        if (linear) n = linear_status < 0 ? -EIO : harvest(s, s->linear, map, roi, zbar_pass);
+        if (n >= 0 && qr_scanned) n = qr_status < 0 ? -EIO : harvest(s, s->qr, map, roi, zbar_pass);
+        if (n >= 0 && zx) n = zxing_collect(s, zx->map, roi, zx->pass);
         return n;
     };
     auto zxing = [&](const cv::Mat &plane, Mapping map, bool global, Pass pass) {
@@ -281,18 +351,13 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
                           pass);
     };
     // The plain passes: zbar as zbarimg runs it, ZXing-C++ as ZXingReader runs it.
-    int n = zbar_wanted ? zbar_both(tight, at_roi, kZBar) : 0;
-    if (n >= 0) n = zxing(tight, zxing_at_roi, false, kZXing);
+    const ZXingPass plain{zxing_at_roi, false, kZXing};
+    int n = pass_over(tight, at_roi, kZBar, zbar_wanted, &plain);
     if (n < 0) return n;
     // The harder passes, while no code is settled, on photos where a code is likely somewhere
     // (find_likely_regions: 2D or linear edge density; a photo without any ends here): each adds readings, and a
     // second pass reading the same payload confirms a weak-check reading that only one pass made (finish()
     // decides).
-    auto settled = [&] {
-        for (size_t i = 0; i < s->collector.count; ++i)
-            if (settled_still(s->collector.slots[i])) return true;
-        return false;
-    };
     if (settled()) return 0;
     find_likely_regions(s, tight.data, tight.step[0], cv::Rect(0, 0, roi.width, roi.height), true, 540);
     if (s->regions.empty()) return 0;
@@ -304,8 +369,8 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
     if (!settled()) {
         cv::Mat inverted = lv::reuse(s->columns_plane, roi.height, roi.width);
         cv::bitwise_not(tight, inverted);
-        n = zbar_wanted ? zbar_both(inverted, at, kZBarInverted) : 0;
-        if (n >= 0) n = zxing(inverted, zat, false, kZXingInverted);
+        const ZXingPass zx{zat, false, kZXingInverted};
+        n = pass_over(inverted, at, kZBarInverted, zbar_wanted, &zx);
         if (n < 0) return n;
     }
     // Small codes: zbar's edge detector and ZXing's sampling want a few pixels per module; a bilinear 2x upscale
@@ -313,7 +378,8 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
     if (!settled() && double(roi.width) * roi.height <= 4096.0 * 4096.0 / 4) {
         cv::Mat big = lv::reuse(s->rows_plane, roi.height * 2, roi.width * 2);
         cv::resize(tight, big, big.size(), 0, 0, cv::INTER_LINEAR);
-        n = zbar_wanted ? zbar_both(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y)}, kZBarUpscaled) : 0;
+        // ZXing-C++ only when zbar's readings left no code settled: on a 4x plane it is not worth doing for nothing.
+        n = pass_over(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y)}, kZBarUpscaled, zbar_wanted, nullptr);
         if (n >= 0 && !settled())
             n = zxing(big, Mapping{0.5, 0.5, double(roi.x), double(roi.y), 0}, false, kZXingUpscaled);
         if (n < 0) return n;
@@ -332,7 +398,7 @@ int scan_still(lv_barcode_scanner *s, const uint8_t *luma, size_t stride, cv::Re
         cv::Mat enhanced = lv::reuse(s->columns_plane, roi.height, roi.width);
         cv::GaussianBlur(tight, enhanced, cv::Size(0, 0), 1.0);
         cv::normalize(enhanced, enhanced, 0, 255, cv::NORM_MINMAX);
-        n = zbar_both(enhanced, at, kZBarEnhanced);
+        n = pass_over(enhanced, at, kZBarEnhanced, true, nullptr);
         if (n < 0) return n;
     }
     return 0;

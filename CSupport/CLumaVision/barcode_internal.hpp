@@ -179,6 +179,10 @@ namespace lv::barcode {
 /// read, or a negative errno.
 int scan_plane(lv_barcode_scanner *s, ZBar &z, const uint8_t *pixels, int zbar_w, int zbar_h, cv::Rect crop,
                Mapping map, cv::Rect roi, Pass pass);
+/// The two halves of `scan_plane`: zbar's scan, its symbols left in `z.image` (it touches nothing but `z`, so two
+/// scanners can scan on two threads; zbar's result, negative on failure), then adding them to `s->collector`.
+int zbar_scan(ZBar &z, const uint8_t *pixels, int zbar_w, int zbar_h, cv::Rect crop);
+int harvest(lv_barcode_scanner *s, ZBar &z, Mapping map, cv::Rect roi, Pass pass);
 /// The ROI of a grey plane as a cv::Mat over its memory (read only).
 cv::Mat roi_mat(const uint8_t *luma, size_t stride, cv::Rect roi);
 /// Scans the ROI with `z` at full resolution, handing zbar (which has no row stride) the ROI without a copy where it
@@ -224,6 +228,12 @@ enum class ZXingKind {
 /// inside `roi`) to `s->collector` as `pass`. Returns the number of codes added or merged, or a negative errno.
 int zxing_read(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_t stride, ZXingKind kind, bool global,
                Mapping map, cv::Rect roi, Pass pass);
+
+/// The two halves of `zxing_read`: decoding into `s->zxing`'s results (it reads the settings of `s` and writes nothing
+/// else, so a zbar scanner of `s` can scan on another thread meanwhile), then adding them to `s->collector`.
+void zxing_decode(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_t stride, ZXingKind kind,
+                  bool global);
+int zxing_collect(lv_barcode_scanner *s, Mapping map, cv::Rect roi, Pass pass);
 
 /// Finds the parts of `roi` where a code is likely, into `s->regions` (ROI-relative, largest first): blocks of a
 /// plane shrunk to about `rows` rows (never enlarged) whose rows and columns cross many strong edges (2D codes), grouped with

@@ -156,8 +156,16 @@ void zxing_destroy(lv_zxing_state *state) { delete state; }
 
 int zxing_read(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_t stride, ZXingKind kind, bool global,
                Mapping map, cv::Rect roi, Pass pass) {
+    zxing_decode(s, pixels, w, h, stride, kind, global);
+    return zxing_collect(s, map, roi, pass);
+}
+
+void zxing_decode(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_t stride, ZXingKind kind,
+                  bool global) {
+    ZXing::Results &results = s->zxing->results;
+    results.clear();
     ZXing::BarcodeFormats formats = formats_for(s, kind);
-    if (formats.empty() || w <= 0 || h <= 0) return 0;
+    if (formats.empty() || w <= 0 || h <= 0) return;
     ZXing::DecodeHints hints;
     hints.setFormats(formats);
     hints.setTryHarder(kind != ZXingKind::kLinearFast);
@@ -170,14 +178,15 @@ int zxing_read(lv_barcode_scanner *s, const uint8_t *pixels, int w, int h, size_
     hints.setEanAddOnSymbol(ZXing::EanAddOnSymbol::Read);
     hints.setReturnCodabarStartEnd(true);  // zbar's convention: Codabar with its start and stop characters
     ZXing::ImageView view(pixels, w, h, ZXing::ImageFormat::Lum, int(stride));
-    ZXing::Results &results = s->zxing->results;
-    results.clear();
     if (!assertion_guarded([&] { results = ZXing::ReadBarcodes(view, hints); })) {
         // A failed assertion inside ZXing-C++ (see lv_shim.hpp): this read found nothing.
         s->zxing->assertions += 1;
         results.clear();
-        return 0;
     }
+}
+
+int zxing_collect(lv_barcode_scanner *s, Mapping map, cv::Rect roi, Pass pass) {
+    const ZXing::Results &results = s->zxing->results;
     int added = 0;
     std::string &bytes = s->collector.scratch;
     for (const ZXing::Result &r : results) {
