@@ -4,6 +4,8 @@
 
 #include "kit.hpp"
 
+#include <sched.h>
+
 #include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
@@ -239,8 +241,7 @@ extern "C" int lt_fit_frame(const uint8_t *luma, int image_width, int image_heig
         const int w = std::clamp(int(std::lround(image_width * scale)), 1, width);
         const int h = std::clamp(int(std::lround(image_height * scale)), 1, height);
         cv::Mat scaled;
-        cv::resize(lt::wrap(luma, image_width, image_height, stride), scaled, cv::Size(w, h), 0,
-                   0, cv::INTER_CUBIC);
+        cv::resize(lt::wrap(luma, image_width, image_height, stride), scaled, cv::Size(w, h), 0, 0, cv::INTER_CUBIC);
         const int top = (height - h) / 2, left = (width - w) / 2;
         cv::Mat frame = lt::wrap(out, width, height, out_stride);
         cv::copyMakeBorder(scaled, frame, top, height - h - top, left, width - w - left, cv::BORDER_REPLICATE);
@@ -422,3 +423,31 @@ extern "C" int lt_jpeg_encode(const uint8_t *luma, int width, int height, size_t
 }
 
 extern "C" size_t lt_heap_in_use(void) { return mallinfo2().uordblks; }
+
+namespace {
+thread_local cpu_set_t saved_cpus;
+thread_local bool pinned = false;
+}  // namespace
+
+extern "C" int lt_pin_to_one_cpu(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -errno;
+    const int count = CPU_COUNT(&set);
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &set)) ++first;
+    if (first == CPU_SETSIZE) return -EINVAL;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return -errno;
+    saved_cpus = set;
+    pinned = true;
+    return count;
+}
+
+extern "C" int lt_unpin(void) {
+    if (!pinned) return 0;
+    pinned = false;
+    return sched_setaffinity(0, sizeof saved_cpus, &saved_cpus) == 0 ? 0 : -errno;
+}

@@ -68,6 +68,29 @@ struct BarcodeRealWorldCorpusTests {
         }
     }
 
+    /// The still path runs zbar's linear scan on a second thread when the process may use two CPUs, and collects the
+    /// readings in the order of one thread: the reports are the same, to the polygon, as with the thread pinned to one
+    /// CPU (where it runs everything on one thread).
+    @Test(
+        "still images read the same on one CPU as on two",
+        .enabled(if: ProcessInfo.processInfo.activeProcessorCount > 1, "needs two CPUs to compare with one"),
+        arguments: ["ean13/motion-blur", "multi/shelf", "qr/damaged", "i25/clean", "none/texture"])
+    func sameOnOneCPU(folder: String) throws {
+        let recognizer = try BarcodeRecognizer(
+            configuration: BarcodeConfiguration(stillImage: true), logger: testLogger)
+        func reads(_ image: LumaImage) -> [String] {
+            results(process(recognizer, image.fitted(width: 1920, height: 1080))).map {
+                "\($0.symbology?.rawValue ?? "?") \($0.text ?? "") \($0.polygon)"
+            }
+        }
+        for image in try BarcodeRealWorldCorpus.images(in: folder) {
+            let both = reads(image.image)
+            let (cpus, one) = onOneCPU { reads(image.image) }
+            #expect(cpus > 1, "the thread could run on \(cpus) CPUs")
+            #expect(one == both, "\(folder)/\(image.name)")
+        }
+    }
+
     @Test(
         "in every folder LumaScan reads as many photos as zbar ∪ ZXing-C++, misreads none, and finds nothing in code-free photos"
     )

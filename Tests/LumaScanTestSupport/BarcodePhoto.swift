@@ -264,3 +264,13 @@ extension LumaImage {
         return frame
     }
 }
+
+/// Runs `body` with the calling thread pinned to one of its CPUs (`lt_pin_to_one_cpu`), then lets it run on all of
+/// them again. Returns how many CPUs the thread could run on before, and what `body` returned. `body` must not
+/// suspend: the pin belongs to the thread.
+public func onOneCPU<R>(_ body: () throws -> R) rethrows -> (cpus: Int, result: R) {
+    let cpus = lt_pin_to_one_cpu()
+    check(cpus, "pin to one CPU")
+    defer { check(lt_unpin(), "unpin") }
+    return (Int(cpus), try body())
+}

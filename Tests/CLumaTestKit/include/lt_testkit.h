@@ -169,6 +169,15 @@ int lt_zxing_read(const uint8_t *luma, int width, int height, size_t stride, lt_
 /// that measure memory held from one call to the next in a process of their own.
 size_t lt_heap_in_use(void);
 
+// MARK: CPUs
+
+/// Pins the calling thread to the first CPU it may run on, remembering its CPUs for `lt_unpin`. Returns how many CPUs
+/// it could run on before, or a negative errno.
+int lt_pin_to_one_cpu(void);
+
+/// Lets the calling thread run on the CPUs it had before `lt_pin_to_one_cpu` again. Returns 0 or a negative errno.
+int lt_unpin(void);
+
 #ifdef __cplusplus
 }
 #endif
