@@ -112,8 +112,11 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         const double right = b.x + b.w;
         int n = 1;
         // A member much wider than a digit holds two or more that touch (a "1" next to a lit point and the next
-        // digit, say): one more digit for each pitch or part of one beyond the digit's width.
-        if (b.w > 1.25 * wd) n = 1 + int(std::ceil((b.w - 1.25 * wd) / pitch));
+        // digit, say): one more digit for each pitch or part of one beyond the digit's width. A member taller than
+        // the row is a near digit that perspective makes larger, as much wider: split, its left strokes read as a
+        // "1" of their own before it.
+        const double near = std::clamp(b.h / h, 1.0, 1.4);
+        if (b.w > 1.25 * wd * near) n = 1 + int(std::ceil((b.w - 1.25 * wd * near) / pitch));
         for (int k = n - 1; k >= 0 && candidateCount < kMaxCandidates; --k) {
             const Cell cell{right - k * pitch - wd, k > 0};
             // A split-off digit where the previous member already put one (a wide member that is a digit joined
@@ -183,8 +186,12 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         const double upper0 = std::min(0.24, inV), upper1 = std::max(0.32, 0.5 - (stroke / 2 + 1) / h - 0.02);
         const double lower0 = 1 - upper1, lower1 = 1 - upper0;
         const double probes[7][5] = {
-            {inU, -0.06, 1 - inU, 0.26, 1},   {0.55, upper0, 1.08, upper1, 0}, {0.55, lower0, 1.08, lower1, 0},
-            {inU, 0.74, 1 - inU, 1.06, 1},    {-0.08, lower0, 0.45, lower1, 0}, {-0.08, upper0, 0.45, upper1, 0},
+            {inU, -0.06, 1 - inU, 0.26, 1},
+            {0.55, upper0, 1 + kProbeOverhang, upper1, 0},
+            {0.55, lower0, 1 + kProbeOverhang, lower1, 0},
+            {inU, 0.74, 1 - inU, 1.06, 1},
+            {-kProbeOverhang, lower0, 0.45, lower1, 0},
+            {-kProbeOverhang, upper0, 0.45, upper1, 0},
             {inU, 0.34, 1 - inU, 0.66, 1},
         };
         std::memcpy(segmentProbe, probes, sizeof segmentProbe);
@@ -218,18 +225,27 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         const double level = std::max(0.6 * lit, std::min(lit, r.own));
         const double threshold = 0.5 * level;
         int segments = 0;
-        double weakest = 1;
         double margin[7];
         for (int s = 0; s < 7; ++s) {
             margin[s] = std::min(1.0, std::fabs(values[s] - threshold) / threshold);
             if (values[s] > threshold) segments |= 1 << s;
-            weakest = std::min(weakest, margin[s]);
         }
         for (const auto &pattern : kPatterns)
             if (pattern.segments == segments) r.digit = pattern.digit;
         r.exact = r.digit >= 0;
         if (r.exact) {
-            r.confidence = clamp01(weakest / 0.45);
+            // As sure as the segments that would make it another digit are clear: a faint segment whose loss makes
+            // no digit at all (glare across an 8's bottom segment) leaves the reading sure, one whose loss makes
+            // another digit (an 8's lower left, a 9) does not.
+            double rival = 1e9;
+            for (const auto &pattern : kPatterns) {
+                if (pattern.digit == r.digit) continue;
+                double cost = 0;
+                for (int s = 0; s < 7; ++s)
+                    if (((pattern.segments ^ segments) >> s) & 1) cost += margin[s];
+                rival = std::min(rival, cost);
+            }
+            r.confidence = clamp01(rival / 0.45);
         } else {
             // No exact pattern: the nearest one, by the margins of the segments that disagree.
             double bestCost = 1e9;
@@ -259,6 +275,37 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     };
     CellReading readings[LV_METER_MAX_DIGITS];
     for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].left);
+    // A doubtful cell read again a little to either side (kCellShift, then twice that): a neighbour's stroke, or a lit
+    // point in the gap, that reaches into a probe at the cell's edge leaves it there, while the cell's own strokes stay
+    // under the probes (each spans about half the cell). A side counts when both of its readings show a whole pattern
+    // of the same digit and no probe grew brighter (moving onto something else); the surer side's less sure reading
+    // replaces the cell's when it is surer still. One lucky position alone, in noise, does not. (A cell with a lit
+    // hole is off its digit or no digit; the run's ends and the extension below deal with it.)
+    for (int i = 0; i < cellCount; ++i) {
+        CellReading &r = readings[i];
+        if (r.blank || r.holeLit || r.confidence >= 1) continue;
+        CellReading best = r;
+        for (const int side : {-1, 1}) {
+            CellReading moved[2];
+            bool usable = true;
+            for (int k = 0; k < 2 && usable; ++k) {
+                const double left = cells[i].left + side * (k + 1) * kCellShift * wd;
+                const double top = row.top + row.shift(left + wd / 2);
+                double values[7];
+                for (int s = 0; s < 7; ++s) {
+                    const double *p = segmentProbe[s];
+                    values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
+                    usable = usable && values[s] <= value[i][s] + 0.1 * lit;
+                }
+                moved[k] = classify(values, left);
+                usable = usable && moved[k].exact && !moved[k].holeLit && !moved[k].blank;
+            }
+            if (!usable || moved[0].digit != moved[1].digit) continue;
+            const CellReading &lessSure = moved[0].confidence <= moved[1].confidence ? moved[0] : moved[1];
+            if (lessSure.confidence > best.confidence) best = lessSure;
+        }
+        r = best;
+    }
     // Nothing above or below a digit may go on from it: the display's edge and the meter body's, which read as a "1"
     // (or, with a corner or glare beside them, as a 7 or a 5), reach past the digits' top and bottom. For a "1"
     // (`strict`), a stroke in two columns or more of the band above or below the cell, its right edge included,
@@ -341,6 +388,10 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // A member of the row there whose right edge is not the cell's is a digit off the grid of pitches (a near
         // digit, larger in perspective): the cell would read part of it, and the reading lacks it.
         for (const Blob &b : row.members) {
+            // A member that starts under the probes of the cell's right segments (which reach a little past the
+            // cell) and goes on well beyond it is the next digit: its left strokes would read as a "1" here.
+            if (b.x >= left + 0.5 * wd && b.x <= left + (1 + kProbeOverhang) * wd + 1 && b.x + b.w > left + 1.3 * wd)
+                return false;
             const double overlap = std::min(double(b.x + b.w), left + wd) - std::max(double(b.x), left);
             if (overlap > 0.3 * wd && std::fabs(b.x + b.w - left - wd) > 0.3 * wd) {
                 partial = true;
@@ -453,10 +504,14 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     double dots[LV_METER_MAX_DIGITS] = {};
     double bestDot = 0;
     int bestAfter = -1;
+    bool unseen = false;  // two digits so close that no gap between them shows where a point would be
     for (int i = 0; i + 1 < cellCount; ++i) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
         const double space = next - right;
-        if (space < 1) continue;
+        if (space < 1) {
+            unseen = true;
+            continue;
+        }
         // Only the gap's middle: the point is centred in it, and near either digit a stroke of that digit (in a
         // cell placed a little off) would pass for a lit point.
         const double inset = std::min(std::max(dot / 2.0, 0.3 * space), std::max(0.0, (space - 1) / 2));
@@ -476,12 +531,13 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     for (int i = 0; i + 1 < cellCount; ++i)
         if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
     // A small point, blurred, stays fainter than a segment in the stroke map: one that stands far out from the
-    // unlit points may be lit, or not; either way the reading is doubtful.
+    // unlit points may be lit, or not; either way the reading is doubtful. So is a reading with a gap too narrow to
+    // look for a point in, unless a point was found elsewhere: a point missed there makes another number.
     const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
     const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
-    } else if (bestAfter > 0 && standsOut) {
+    } else if ((bestAfter > 0 && standsOut) || unseen) {
         for (int i = 0; i < cellCount; ++i) out.confidence[i] *= float(kDoubtful);
     }
     // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the

@@ -87,6 +87,15 @@ constexpr double kPointHeight = 0.3;
 /// is doubtful (kDoubtful).
 constexpr double kFaintPoint = 0.2;
 
+/// A doubtful seven-segment cell is read again this fraction of the digit width, and twice that, to either side
+/// (readDigital in meter_digital.cpp): a neighbour's stroke or a lit point reaching into a probe at the cell's edge
+/// leaves the probe there, the cell's own strokes stay under it.
+constexpr double kCellShift = 0.06;
+
+/// The probes of a seven-segment cell's side segments reach this fraction of the digit width past the cell (so that
+/// a digit a little wider than the median, or off the cell by a pixel, lights them).
+constexpr double kProbeOverhang = 0.08;
+
 /// A row member this many pitches or fewer beyond a seven-segment reading's ends makes it partial (kDoubtful).
 constexpr double kStrayPitches = 2;
 

@@ -14,7 +14,17 @@ import Testing
 /// - seed11-167, 5944468 (LED): the last "8" under the bezel; the old reader gave 594446, in some frames confidently.
 /// - seed23-80, 4821471 (LCD, seed 23 was never tuned on): the "48" lie off the cells before the "21471" the reader
 ///   finds, and the one before it shows a lit hole; the old reader gave a confident 21471, a misread.
-@Suite("Seven-segment displays: the digits at the display's ends")
+///
+/// Others show the whole reading plainly, yet the reader doubted it (so it never completed) or misread a digit:
+/// - seed23-21, 41009.1 (LED, slanted): the lit point reaches into the lower left probe of the "1" after it (a
+///   narrow digit, its cell mostly gap); read a little to the right, the "1" is sure.
+/// - seed23-164, 48336.48 (LCD, glare): glare dims the 8's bottom segment to just above the threshold; without it
+///   the segments make no digit, so the 8 is sure (its confidence was that segment's margin alone).
+/// - seed11-164, 051.48143 (LCD, perspective): the near "0", larger than the median digit, was split as two digits
+///   that touch, and its left strokes read as a confident leading "1" (105148143).
+/// - seed11-157, 91886413 (LED): the "1" beside the last "3" reaches into its left probes, and the 3 was read as
+///   an 8; read a little to the right, it is a sure 3.
+@Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/seven-segment")
@@ -45,13 +55,23 @@ struct MeterSevenSegmentCropTests {
         "every digit, the ones at the display's ends too, is read, and the reading is confident",
         arguments: [
             ("seed7-67.png", "749.7992"), ("seed7-64.png", "10544468"), ("seed7-8.png", "646727.2"),
-            ("seed11-167.png", "5944468"),
+            ("seed11-167.png", "5944468"), ("seed23-21.png", "41009.1"), ("seed23-164.png", "48336.48"),
+            ("seed11-164.png", "051.48143"), ("seed11-157.png", "91886413"),
         ])
-    func endDigits(name: String, truth: String) throws {
+    func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
         #expect(text == truth)
         // The recognizer's default minConfidence is 60; a partial reading keeps half of its digits' confidence.
         #expect(confidence >= 60, "\(text) at \(confidence)")
+    }
+
+    /// seed7-106, 99.54966 (LCD, slanted, glare): the digits stand so close that no gap shows between the 99 and
+    /// the 54, where the point is; a reading without it would be another number, so it is doubtful.
+    @Test("a reading with a gap too narrow to see a point in is doubtful")
+    func unseenPoint() throws {
+        let (text, confidence) = try read("seed7-106.png")
+        #expect(text == "9954966")
+        #expect(confidence < 60, "\(text) at \(confidence)")
     }
 
     /// A cell beyond the digits found whose hole is lit but which lights a horizontal segment and two more, as bright
