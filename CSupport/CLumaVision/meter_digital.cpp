@@ -505,6 +505,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     double bestDot = 0;
     int bestAfter = -1;
     bool unseen = false;  // two digits so close that no gap between them shows where a point would be
+    bool labelled = false;  // m.labels holds the binary map's blobs
     for (int i = 0; i + 1 < cellCount; ++i) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
         const double space = next - right;
@@ -520,7 +521,26 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         r &= cv::Rect(0, 0, m.boxed.cols, m.boxed.rows);
         if (r.empty()) continue;
         double peak = 0;
-        cv::minMaxLoc(m.boxed(r), nullptr, &peak);
+        cv::Point at;
+        cv::minMaxLoc(m.boxed(r), nullptr, &peak, nullptr, &at);
+        // A stroke of the next digit's, not a point: a slanted or nearer digit's lower left corner reaching into the
+        // gap (bright, and read as a point on a third of the seven-segment misreads). In the binary map's own blobs
+        // (the row's were found with the segments joined vertically, which joins a point to the digit above it), it
+        // is part of a blob as tall as a digit that goes on into the next cell without reaching back into this one,
+        // and it is brightest in the gap's half towards the next digit. A lit point joined to the next digit (no gap
+        // between digits) is brightest in the other half, or in a gap too narrow (under 4 px) to tell the halves.
+        if (peak > kFaintPoint * lit) {
+            if (!labelled) {
+                cv::connectedComponentsWithStats(m.binary, m.labels, m.stats, m.centroids, 8, CV_32S);
+                labelled = true;
+            }
+            const int label = m.labels.at<int>(r.y + at.y, r.x + at.x);
+            if (label > 0 && r.width >= 4 && 2 * at.x >= r.width) {
+                const int *blob = m.stats.ptr<int>(label);
+                const int start = blob[cv::CC_STAT_LEFT], end = start + blob[cv::CC_STAT_WIDTH];
+                if (blob[cv::CC_STAT_HEIGHT] >= 0.5 * h && end > next + 0.3 * wd && start > right - 0.3 * wd) peak = 0;
+            }
+        }
         dots[i] = peak;
         if (peak > bestDot) {
             bestDot = peak;
