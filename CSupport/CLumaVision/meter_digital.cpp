@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 namespace lv_meter_detail {
@@ -230,36 +231,24 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             margin[s] = std::min(1.0, std::fabs(values[s] - threshold) / threshold);
             if (values[s] > threshold) segments |= 1 << s;
         }
-        for (const auto &pattern : kPatterns)
-            if (pattern.segments == segments) r.digit = pattern.digit;
-        r.exact = r.digit >= 0;
-        if (r.exact) {
-            // As sure as the segments that would make it another digit are clear: a faint segment whose loss makes
-            // no digit at all (glare across an 8's bottom segment) leaves the reading sure, one whose loss makes
-            // another digit (an 8's lower left, a 9) does not.
-            double rival = 1e9;
-            for (const auto &pattern : kPatterns) {
-                if (pattern.digit == r.digit) continue;
-                double cost = 0;
-                for (int s = 0; s < 7; ++s)
-                    if (((pattern.segments ^ segments) >> s) & 1) cost += margin[s];
-                rival = std::min(rival, cost);
-            }
-            r.confidence = clamp01(rival / 0.45);
-        } else {
-            // No exact pattern: the nearest one, by the margins of the segments that disagree.
-            double bestCost = 1e9;
-            for (const auto &pattern : kPatterns) {
-                double cost = 0;
-                for (int s = 0; s < 7; ++s)
-                    if (((pattern.segments ^ segments) >> s) & 1) cost += margin[s];
-                if (cost < bestCost) {
-                    bestCost = cost;
-                    r.digit = pattern.digit;
-                }
-            }
-            r.confidence = 0.5 * clamp01(1 - bestCost / 0.5);
+        // Each digit's pattern costs the margins of the segments that disagree with it; the cheapest is the reading
+        // (exact when nothing disagrees), as sure as the segments that would make it another digit are clear: a
+        // faint segment whose loss makes no digit at all (glare across an 8's bottom segment, a 3's top) leaves it
+        // sure, one whose loss makes another digit (an 8's lower left, a 9) does not.
+        double cost[std::size(kPatterns)];
+        size_t best = 0;
+        for (size_t k = 0; k < std::size(kPatterns); ++k) {
+            cost[k] = 0;
+            for (int s = 0; s < 7; ++s)
+                if (((kPatterns[k].segments ^ segments) >> s) & 1) cost[k] += margin[s];
+            if (cost[k] < cost[best]) best = k;
         }
+        double rival = 1e9;
+        for (size_t k = 0; k < std::size(kPatterns); ++k)
+            if (kPatterns[k].digit != kPatterns[best].digit) rival = std::min(rival, cost[k]);
+        r.digit = kPatterns[best].digit;
+        r.exact = kPatterns[best].segments == segments;
+        r.confidence = std::min(clamp01(1 - cost[best] / 0.5), clamp01((rival - cost[best]) / 0.45));
         r.confidence *= clamp01(r.own / (0.6 * lit));  // a digit much fainter than the others is doubtful
         // The two holes of the figure eight (between a, b, g, f and between g, c, d, e) are unlit in every digit:
         // a stroke across either means the cell holds a blob or texture, not a seven-segment digit.

@@ -24,6 +24,8 @@ import Testing
 ///   that touch, and its left strokes read as a confident leading "1" (105148143).
 /// - seed11-157, 91886413 (LED): the "1" beside the last "3" reaches into its left probes, and the 3 was read as
 ///   an 8; read a little to the right, it is a sure 3.
+/// - seed23-78, 28631137 (LCD, glare): the last "3" but one has its top segment just under the threshold; those
+///   segments make no digit, and only a 3 is near (a 9 would need another), so it is a sure 3, not half of one.
 /// - seed23-126, 8927330 (LCD, slanted, thick strokes) and seed11-47, 70767259 (LED, perspective): the next digit's
 ///   lower left corner reaches into the gap after the 3rd "3" and after the 2nd "7", bright, and was read as a lit
 ///   point (892733.0, 70767.259): confident misreads.
@@ -62,7 +64,7 @@ struct MeterSevenSegmentCropTests {
             ("seed7-67.png", "749.7992"), ("seed7-64.png", "10544468"), ("seed7-8.png", "646727.2"),
             ("seed11-167.png", "5944468"), ("seed23-21.png", "41009.1"), ("seed23-164.png", "48336.48"),
             ("seed11-164.png", "051.48143"), ("seed11-157.png", "91886413"), ("seed23-126.png", "8927330"),
-            ("seed11-47.png", "70767259"), ("seed7-224.png", "8661.827"),
+            ("seed11-47.png", "70767259"), ("seed7-224.png", "8661.827"), ("seed23-78.png", "28631137"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
