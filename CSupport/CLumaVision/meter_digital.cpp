@@ -46,6 +46,38 @@ static double findSlant(lv_meter &m, const Row &row) {
     return bestShear;
 }
 
+/// The bounding box of the blob of lit pixels (8-connected) of the binary stroke map through `seed`, traced within
+/// `window` only; empty when `seed` is not lit. Allocation-free once m.traced has grown: visited pixels are marked in
+/// the map itself and restored.
+static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
+    if (!window.contains(seed) || !m.binary.at<uint8_t>(seed)) return {};
+    const int cols = m.binary.cols;
+    uint8_t *pixels = m.binary.data;
+    const size_t step = m.binary.step[0];
+    auto at = [&](int x, int y) -> uint8_t & { return pixels[size_t(y) * step + size_t(x)]; };
+    constexpr uint8_t kVisited = 1;  // the map holds 0 and 255
+    m.traced.clear();
+    m.traced.push_back(seed.y * cols + seed.x);
+    at(seed.x, seed.y) = kVisited;
+    int x0 = seed.x, x1 = seed.x, y0 = seed.y, y1 = seed.y;
+    for (size_t i = 0; i < m.traced.size(); ++i) {
+        const int x = m.traced[i] % cols, y = m.traced[i] / cols;
+        x0 = std::min(x0, x);
+        x1 = std::max(x1, x);
+        y0 = std::min(y0, y);
+        y1 = std::max(y1, y);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int nx = x + dx, ny = y + dy;
+                if (!window.contains(cv::Point(nx, ny)) || at(nx, ny) != 255) continue;
+                at(nx, ny) = kVisited;
+                m.traced.push_back(ny * cols + nx);
+            }
+    }
+    for (const int index : m.traced) at(index % cols, index / cols) = 255;
+    return cv::Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1);
+}
+
 void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     out = Reading();
     out.mode = LV_METER_MODE_DIGITAL;
@@ -494,7 +526,6 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     double bestDot = 0;
     int bestAfter = -1;
     bool unseen = false;  // two digits so close that no gap between them shows where a point would be
-    bool labelled = false;  // m.labels holds the binary map's blobs
     for (int i = 0; i + 1 < cellCount; ++i) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
         const double space = next - right;
@@ -513,22 +544,17 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         cv::Point at;
         cv::minMaxLoc(m.boxed(r), nullptr, &peak, nullptr, &at);
         // A stroke of the next digit's, not a point: a slanted or nearer digit's lower left corner reaching into the
-        // gap (bright, and read as a point on a third of the seven-segment misreads). In the binary map's own blobs
-        // (the row's were found with the segments joined vertically, which joins a point to the digit above it), it
-        // is part of a blob as tall as a digit that goes on into the next cell without reaching back into this one,
-        // and it is brightest in the gap's half towards the next digit. A lit point joined to the next digit (no gap
+        // gap (bright, and read as a point on a third of the seven-segment misreads). It is brightest in the gap's
+        // half towards the next digit, and in the binary map (the row's blobs were found with the segments joined
+        // vertically, which joins a point to the digit above it) it is part of a blob as tall as a digit that goes
+        // on into the next cell without reaching back into this one. A lit point joined to the next digit (no gap
         // between digits) is brightest in the other half, or in a gap too narrow (under 4 px) to tell the halves.
-        if (peak > kFaintPoint * lit) {
-            if (!labelled) {
-                cv::connectedComponentsWithStats(m.binary, m.labels, m.stats, m.centroids, 8, CV_32S);
-                labelled = true;
-            }
-            const int label = m.labels.at<int>(r.y + at.y, r.x + at.x);
-            if (label > 0 && r.width >= 4 && 2 * at.x >= r.width) {
-                const int *blob = m.stats.ptr<int>(label);
-                const int start = blob[cv::CC_STAT_LEFT], end = start + blob[cv::CC_STAT_WIDTH];
-                if (blob[cv::CC_STAT_HEIGHT] >= 0.5 * h && end > next + 0.3 * wd && start > right - 0.3 * wd) peak = 0;
-            }
+        if (peak > kFaintPoint * lit && 2 * at.x >= r.width && r.width >= 4) {
+            const cv::Rect window = cv::Rect(int(right - 0.5 * wd), int(row.top + row.shift(next) - 0.2 * h),
+                                             int(next - right + 2 * wd), int(1.4 * h)) &
+                                    cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+            const cv::Rect blob = traceBlob(m, cv::Point(r.x + at.x, r.y + at.y), window);
+            if (blob.height >= 0.5 * h && blob.x + blob.width > next + 0.3 * wd && blob.x > right - 0.3 * wd) peak = 0;
         }
         dots[i] = peak;
         if (peak > bestDot) {

@@ -243,8 +243,10 @@ struct lv_meter {
     // stroke pixels under one shear, from which the slant is found.
     cv::Mat upright;
     std::vector<int> slantColumns;
-    // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S).
+    // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S), and the pixels (index
+    // y * cols + x) of the blob traced through a decimal point candidate.
     cv::Mat columnSums;
+    std::vector<int> traced;
     Row row;
     // Counter reader: vertical strips of the digit templates 9, 0, 1, ..., 9, 0 at kStripCount drum pitches, at
     // full and half size, with each window's inverse norm precomputed.
