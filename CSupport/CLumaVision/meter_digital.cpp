@@ -355,9 +355,29 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         return true;
     };
     // A cell that shows a whole digit pattern as bright as the others, and is no edge, holds a digit of the display.
+    // A "1" whose stroke is a blob of its own, no taller than a digit and within the row's band: a line across the
+    // band above or below it (the display's border, tilted into the band) is not the display's edge going on.
+    auto isolatedOne = [&](double left) {
+        const double top = row.top + row.shift(left + wd / 2);
+        const cv::Rect c = cellRect(left, top, wd, h, 0.55, 0.55, 1 + kProbeOverhang, 0.9) &
+                           cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+        if (c.empty()) return false;
+        // The lit pixel of the lower right segment nearest the middle of its probe.
+        cv::Point seed(-1, -1);
+        const int y = c.y + c.height / 2;
+        for (int x = c.x; x < c.x + c.width && seed.x < 0; ++x)
+            if (m.binary.at<uint8_t>(y, x)) seed = cv::Point(x, y);
+        if (seed.x < 0) return false;
+        const cv::Rect window = cv::Rect(int(left - 0.5 * wd), int(top - 0.5 * h), int(2 * wd), int(2 * h)) &
+                                cv::Rect(0, 0, m.binary.cols, m.binary.rows);
+        const cv::Rect blob = traceBlob(m, seed, window);
+        return blob.height <= 1.15 * h && blob.y >= top - 0.1 * h && blob.y + blob.height <= top + 1.1 * h &&
+               blob.width <= 0.6 * wd;
+    };
+    auto clearOne = [&](double left) { return clearAboveBelow(left, true) || isolatedOne(left); };
     auto solid = [&](const CellReading &r, double left) {
         return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
-               (r.digit != 1 || clearAboveBelow(left, true));
+               (r.digit != 1 || clearOne(left));
     };
     // A reading that is only part of the display's digits is never a confident one: a missing digit makes another
     // number, and the recognizer would complete it. So is a reading of one digit (an edge or a ring reads as a "1"
@@ -428,7 +448,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         r = classify(values, left);
         // Any digit, not only a "1", must have nothing above or below it: a display's corner and the ground's
         // edge beside glare read as a 7 or a 5.
-        return solid(r, left) && clearAboveBelow(left, r.digit == 1);
+        return solid(r, left) && (r.digit == 1 || clearAboveBelow(left, false));
     };
     // Beyond either end, after the digits found: a cell with lit segments as bright as the digits', no lit hole
     // and nothing above or below it (which the display's edge would have), or a whole pattern other than a "1" (an
