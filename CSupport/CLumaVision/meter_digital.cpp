@@ -229,15 +229,20 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         };
         std::memcpy(segmentProbe, probes, sizeof segmentProbe);
     }
-    double value[LV_METER_MAX_DIGITS][7];
-    m.values.clear();
-    for (int i = 0; i < cellCount; ++i)
+    // The seven segment probes of the cell whose left edge is at `left`, on the row, into `values`.
+    auto probeCell = [&](double left, double *values) {
+        const double top = row.top + row.shift(left + wd / 2);
         for (int s = 0; s < 7; ++s) {
             const double *p = segmentProbe[s];
-            const double top = row.top + row.shift(cells[i].left + wd / 2);
-            value[i][s] = probe(m, cellRect(cells[i].left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
-            m.values.push_back(value[i][s]);
+            values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
         }
+    };
+    double value[LV_METER_MAX_DIGITS][7];
+    m.values.clear();
+    for (int i = 0; i < cellCount; ++i) {
+        probeCell(cells[i].left, value[i]);
+        m.values.insert(m.values.end(), value[i], value[i] + 7);
+    }
     if (m.values.empty()) return;
     // The lit level: most digits light most segments, so the 85th percentile of all probes is a lit one.
     std::sort(m.values.begin(), m.values.end());
@@ -311,13 +316,9 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             bool usable = true;
             for (int k = 0; k < 2 && usable; ++k) {
                 const double left = cells[i].left + side * (k + 1) * kCellShift * wd;
-                const double top = row.top + row.shift(left + wd / 2);
                 double values[7];
-                for (int s = 0; s < 7; ++s) {
-                    const double *p = segmentProbe[s];
-                    values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
-                    usable = usable && values[s] <= value[i][s] + 0.1 * lit;
-                }
+                probeCell(left, values);
+                for (int s = 0; s < 7; ++s) usable = usable && values[s] <= value[i][s] + 0.1 * lit;
                 moved[k] = classify(values, left);
                 usable = usable && moved[k].exact && !moved[k].holeLit && !moved[k].blank;
             }
@@ -354,7 +355,6 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         }
         return true;
     };
-    // A cell that shows a whole digit pattern as bright as the others, and is no edge, holds a digit of the display.
     // A "1" whose stroke is a blob of its own, no taller than a digit and within the row's band: a line across the
     // band above or below it (the display's border, tilted into the band) is not the display's edge going on.
     auto isolatedOne = [&](double left) {
@@ -375,6 +375,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
                blob.width <= 0.6 * wd;
     };
     auto clearOne = [&](double left) { return clearAboveBelow(left, true) || isolatedOne(left); };
+    // A cell that shows a whole digit pattern as bright as the others, and is no edge, holds a digit of the display.
     auto solid = [&](const CellReading &r, double left) {
         return r.exact && !r.blank && !r.holeLit && r.own >= 0.6 * lit && r.confidence >= 0.5 &&
                (r.digit != 1 || clearOne(left));
@@ -440,11 +441,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             }
         }
         double values[7];
-        const double top = row.top + row.shift(left + wd / 2);
-        for (int s = 0; s < 7; ++s) {
-            const double *p = segmentProbe[s];
-            values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
-        }
+        probeCell(left, values);
         r = classify(values, left);
         // Any digit, not only a "1", must have nothing above or below it: a display's corner and the ground's
         // edge beside glare read as a 7 or a 5.

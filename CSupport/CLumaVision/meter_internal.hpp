@@ -244,7 +244,7 @@ struct lv_meter {
     cv::Mat upright;
     std::vector<int> slantColumns;
     // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S), and the pixels (index
-    // y * cols + x) of the blob traced through a decimal point candidate.
+    // y * cols + x) of a blob being traced (traceBlob in meter_digital.cpp).
     cv::Mat columnSums;
     std::vector<int> traced;
     Row row;
