@@ -17,24 +17,30 @@ namespace lv_meter_detail {
 /// The slant of the digits of `row` in the binary stroke map: the shear (horizontal shift per pixel up from the row's
 /// centre line; positive when the digits lean right) under which the row's stroke pixels pile up into the fewest,
 /// fullest columns. Vertical segments then stand upright; horizontal ones fill the same columns under any shear.
-static double findSlant(lv_meter &m, const Row &row) {
+/// Out of line so that the fuzz build can leave this arithmetic kernel out of its coverage (Fuzz/coverage-ignore.txt).
+[[gnu::noinline]] static double findSlant(lv_meter &m, const Row &row) {
     if (row.members.empty()) return 0;
     const int x0 = std::max(0, row.members.front().x);
     const int x1 = std::min(m.binary.cols, row.members.back().x + row.members.back().w);
     const int height = int(std::ceil(row.height));
     if (x1 - x0 < 4 || height < 4) return 0;
     const int margin = int(std::ceil(kMaxSlant * height / 2)) + 1;
+    // The lit pixels along the (tilted) row, gathered once: each one's column in m.slantColumns before the shear and
+    // its height above the row's centre line. Rounding half away from zero, as std::lround, without its call.
+    m.slantPixels.clear();
+    for (int x = x0; x < x1; ++x) {
+        const double yc = row.centre + row.shift(x);
+        const int y0 = std::max(0, int(yc - row.height / 2)), y1 = std::min(m.binary.rows, y0 + height);
+        for (int y = y0; y < y1; ++y)
+            if (m.binary.at<uint8_t>(y, x)) m.slantPixels.push_back({x - x0 + margin, yc - y});
+    }
     double best = -1, bestShear = 0;
     for (int k = -2; k <= kSlantSteps; ++k) {
         const double shear = kMaxSlant * k / kSlantSteps;
         m.slantColumns.assign(size_t(x1 - x0 + 2 * margin), 0);
-        // Along the (tilted) row: its band at each column.
-        for (int x = x0; x < x1; ++x) {
-            const double yc = row.centre + row.shift(x);
-            const int y0 = std::max(0, int(yc - row.height / 2)), y1 = std::min(m.binary.rows, y0 + height);
-            for (int y = y0; y < y1; ++y)
-                if (m.binary.at<uint8_t>(y, x))
-                    ++m.slantColumns[size_t(x - x0 + margin - std::lround(shear * (yc - y)))];
+        for (const SlantPixel &p : m.slantPixels) {
+            const double offset = shear * p.above;
+            ++m.slantColumns[size_t(p.column - (offset >= 0 ? int(offset + 0.5) : -int(0.5 - offset)))];
         }
         double score = 0;
         for (const int c : m.slantColumns) score += double(c) * c;

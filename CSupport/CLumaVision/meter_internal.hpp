@@ -159,6 +159,13 @@ struct DrumRow {
     int font = 0;  // the templates the whole digits match best
 };
 
+/// A stroke pixel of a seven-segment row, for the slant search: its column (with the search's margin) and its height
+/// above the row's centre line.
+struct SlantPixel {
+    int column;
+    double above;
+};
+
 /// Where a row of digits lies, without its blobs (copied from frame to frame without allocating).
 struct RowPlace {
     double centre = 0, height = 0, slope = 0, x0 = 0;
@@ -239,9 +246,10 @@ struct lv_meter {
     std::vector<Blob> blobs;
     std::vector<double> values, scratch;
     std::vector<int> shifts;
-    // Seven-segment reader: the working image sheared upright (slanted digits), and the column counts of the row's
-    // stroke pixels under one shear, from which the slant is found.
+    // Seven-segment reader: the working image sheared upright (slanted digits), the row's stroke pixels (column and
+    // height above the row's centre line) and their column counts under one shear, from which the slant is found.
     cv::Mat upright;
+    std::vector<lv_meter_detail::SlantPixel> slantPixels;
     std::vector<int> slantColumns;
     // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S), and the pixels (index
     // y * cols + x) of a blob being traced (traceBlob in meter_digital.cpp).
