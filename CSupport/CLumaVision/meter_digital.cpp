@@ -455,13 +455,14 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     };
     // Beyond either end, after the digits found: a cell with lit segments as bright as the digits', no lit hole
     // and nothing above or below it (which the display's edge would have), or a whole pattern other than a "1" (an
-    // edge), is a digit that could not be read. So is a cell with a lit hole that lights a horizontal segment and two
+    // edge) that no line crosses the bands above and below of (a display's corner, which reads as a 7), is a digit
+    // that could not be read. So is a cell with a lit hole that lights a horizontal segment and two
     // more nearly as bright as the digits (kLostLevel): a digit off the cell, after a lit point or where perspective
     // shrinks the pitch, which would otherwise leave a confident reading one digit short.
     auto lost = [&](const CellReading &r, double left) {
         if (r.blank || r.own < 0.6 * lit) return false;
         if (!r.holeLit)
-            return (r.exact && r.digit != 1 && r.confidence >= 0.5) ||
+            return (r.exact && r.digit != 1 && r.confidence >= 0.5 && clearAboveBelow(left, false)) ||
                    (r.segments >= 2 && clearAboveBelow(left, true));
         return (r.mask & (kA | kD | kG)) && r.segments >= 3 && r.own >= kLostLevel * lit &&
                clearAboveBelow(left, false);
@@ -535,7 +536,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     }
     bool eights = true;
     for (int i = 0; i < cellCount; ++i) eights = eights && readings[i].digit == 8;
-    const double doubt = partial || cellCount < 2 || eights ? kDoubtful : 1.0;
+    const double doubt = partial || cellCount < kMinDigits || eights ? kDoubtful : 1.0;
     for (int i = 0; i < cellCount; ++i) {
         out.digits[i] = char('0' + readings[i].digit);
         out.confidence[i] = float(100 * readings[i].confidence * doubt);

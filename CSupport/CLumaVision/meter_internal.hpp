@@ -59,9 +59,11 @@ constexpr double kMaxSlant = 0.28;
 constexpr int kSlantSteps = 14;
 constexpr double kMinSlant = 0.03;
 
-/// A seven-segment reading that is probably not the display's (part of its digits, one digit, only eights) keeps this
-/// fraction of its confidence: less than the recognizer's default minimum (60), whatever the digits' own.
-constexpr double kDoubtful = 0.5;
+/// A seven-segment reading that is probably not the display's (part of its digits, fewer than kMinDigits, only
+/// eights) keeps this fraction of its confidence: less than the share of the recognizer's default minimum (60) at
+/// which a frame still supports a reading a confident frame set (MeterRecognizer.supportingFraction, 45), whatever
+/// the digits' own, so that a part of a display never completes on the strength of one frame that missed the rest.
+constexpr double kDoubtful = 0.4;
 
 /// A cell beyond the seven-segment digits found whose hole is lit, but which lights a horizontal segment and at least
 /// three in all at this fraction of the digits' lit level, is a digit the reader could not place (one next to a lit
@@ -129,8 +131,11 @@ constexpr float kPriorConfidence = 60;
 /// How many frames a remembered row stays: about half a second of a camera's frames.
 constexpr int kPriorFrames = 5;
 
-/// Counters have at least this many drums: a grid of fewer is a part of one (or a digit that is no counter's).
-constexpr int kMinDrums = 3;
+/// Meters show at least this many digits: a grid of fewer drums is a part of a counter (or a digit that is no
+/// counter's), and a seven-segment reading of fewer digits is doubtful (kDoubtful): two strokes of a background could
+/// pass for "4.1", and a reading that short is no meter's.
+constexpr int kMinDigits = 3;
+constexpr int kMinDrums = kMinDigits;
 
 /// A counter reading whose least sure drum is at least this sure (percent) is not read again on another grid.
 constexpr double kSureDrums = 90;

@@ -344,6 +344,26 @@ struct MeterRecognizerTests {
         #expect(reports.first?.reportType == .completedResult && reports.first?.text == "473")
     }
 
+    @Test(
+        "Two seven-segment digits are no meter: read, but never sure enough to count for a reading, while three complete")
+    func digitalNeedsThreeDigits() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter, consecutiveFrames: 1), cutout: MeterFixture.cutout,
+            logger: logger)
+        let base = fixture.meter(seed: 5, kind: .digital).clean()
+        let supporting = MeterRecognizer.supportingFraction * Double(MeterConfiguration().minConfidence)
+        for index in 0..<3 {
+            _ = fixture.process(base.withText("47"), index: UInt64(index), with: recognizer)
+            let reading = try #require(recognizer.lastReading, "frame \(index)")
+            #expect(reading.text == "47", "frame \(index)")
+            #expect(reading.confidence < supporting, "frame \(index): \(reading.confidence)")
+            #expect(recognizer.completedReading?.text == nil, "frame \(index)")
+        }
+        let reports = fixture.process(base.withText("473"), index: 3, with: recognizer)
+        #expect(reports.first?.reportType == .completedResult && reports.first?.text == "473")
+    }
+
     @Test("The meter is read only inside the crop")
     func readsTheCrop() throws {
         let fixture = try MeterFixture()

@@ -34,6 +34,9 @@ import Testing
 ///   point (892733.0, 70767.259): confident misreads.
 /// - seed7-224, 8661.827 (LCD, no gap between segments): the lit point after the "1" touches the 8's foot; it is a
 ///   point all the same.
+/// - seed7-34, 68604436 (LCD, tilted): the display's border and its corner before the first "6" read as a 7, which
+///   the reader refused as a digit (a line crosses the band below it) and then counted as a digit it could not
+///   read, so the reading was partial.
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -69,30 +72,33 @@ struct MeterSevenSegmentCropTests {
             ("seed23-164.png", "48336.48"),
             ("seed11-164.png", "051.48143"), ("seed11-157.png", "91886413"), ("seed23-126.png", "8927330"),
             ("seed11-47.png", "70767259"), ("seed7-224.png", "8661.827"), ("seed23-78.png", "28631137"),
+            ("seed7-34.png", "68604436"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
         #expect(text == truth)
-        // The recognizer's default minConfidence is 60; a partial reading keeps half of its digits' confidence.
+        // The recognizer's default minConfidence is 60; a partial reading keeps four tenths of its digits' confidence.
         #expect(confidence >= 60, "\(text) at \(confidence)")
     }
 
     /// seed7-106, 99.54966 (LCD, slanted, glare): the digits stand so close that no gap shows between the 99 and
-    /// the 54, where the point is; a reading without it would be another number, so it is doubtful.
+    /// the 54, where the point is; a reading without it would be another number, so it is doubtful: below the share of
+    /// the default minConfidence at which a frame still supports a reading (three quarters of 60), so that it never
+    /// completes.
     @Test("a reading with a gap too narrow to see a point in is doubtful")
     func unseenPoint() throws {
         let (text, confidence) = try read("seed7-106.png")
         #expect(text == "9954966")
-        #expect(confidence < 60, "\(text) at \(confidence)")
+        #expect(confidence < 45, "\(text) at \(confidence)")
     }
 
     /// A cell beyond the digits found whose hole is lit but which lights a horizontal segment and two more, as bright
-    /// as the digits, is a digit the reader could not place: the reading is partial (half its confidence), not a
-    /// confident shorter number.
+    /// as the digits, is a digit the reader could not place: the reading is partial (four tenths of its confidence,
+    /// below the three quarters of 60 at which a frame supports a reading), not a confident shorter number.
     @Test("a digit that cannot be placed beyond an end makes the reading partial, never a confident shorter number")
     func unplacedDigit() throws {
         let (text, confidence) = try read("seed23-80.png")
         #expect(text == "21471")
-        #expect(confidence < 60, "\(text) at \(confidence)")
+        #expect(confidence < 45, "\(text) at \(confidence)")
     }
 }
