@@ -142,7 +142,9 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     // neighbours that touch, split at the pitch.
     struct Cell {
         double left;
-        bool split;  // one of the digits a wide member was split into
+        bool split;        // one of the digits a wide member was split into
+        double inset = 0;  // how far left of `left` its digit is read (a near, wide digit: centred on it)
+        double at() const { return left - inset; }
     };
     constexpr int kMaxCandidates = 2 * LV_METER_MAX_DIGITS;
     Cell candidates[kMaxCandidates];
@@ -156,8 +158,26 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // "1" of their own before it.
         const double near = std::clamp(b.h / h, 1.0, 1.4);
         if (b.w > 1.25 * wd * near) n = 1 + int(std::ceil((b.w - 1.25 * wd * near) / pitch));
+        // A near digit, wider than the median one and its strokes as tall as the row, that no other digit was
+        // split from, is read from a cell centred on it: one flush with its right edge would leave its left strokes
+        // outside the left probes (a near 8 read as a 3). A member widened by a lit point before the digit is not:
+        // its left columns are lit only at the bottom.
+        auto leftStrokeTall = [&] {
+            const int x1 = b.x + std::max(1, b.w / 6);
+            int top = b.y + b.h, bottom = b.y - 1;
+            for (int y = b.y; y < b.y + b.h; ++y)
+                for (int x = b.x; x < x1; ++x)
+                    if (m.binary.at<uint8_t>(y, x)) {
+                        top = std::min(top, y);
+                        bottom = std::max(bottom, y);
+                    }
+            return bottom - top + 1 >= 0.6 * b.h;
+        };
+        const bool wideNear = b.h >= 0.95 * h && b.w > kNearWidth * wd && leftStrokeTall();
+        int kept = 0;
         for (int k = n - 1; k >= 0 && candidateCount < kMaxCandidates; --k) {
-            const Cell cell{right - k * pitch - wd, k > 0};
+            const double inset = k == 0 && kept == 0 && wideNear ? std::min(0.5 * (b.w - wd), kNearInset * wd) : 0;
+            const Cell cell{right - k * pitch - wd, k > 0, inset};
             // A split-off digit where the previous member already put one (a wide member that is a digit joined
             // with a lit point or glare beside it) is that digit.
             if (candidateCount > 0 && cell.left - candidates[candidateCount - 1].left < 0.5 * pitch) {
@@ -165,6 +185,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
                 if (candidates[candidateCount - 1].split) --candidateCount;
             }
             candidates[candidateCount++] = cell;
+            kept += k > 0;
         }
     }
     // The digits of a reading are consecutive, one pitch apart: cells a whole number of pitches apart belong to one
@@ -246,7 +267,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     double value[LV_METER_MAX_DIGITS][7];
     m.values.clear();
     for (int i = 0; i < cellCount; ++i) {
-        probeCell(cells[i].left, value[i]);
+        probeCell(cells[i].at(), value[i]);
         m.values.insert(m.values.end(), value[i], value[i] + 7);
     }
     if (m.values.empty()) return;
@@ -306,7 +327,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         return r;
     };
     CellReading readings[LV_METER_MAX_DIGITS];
-    for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].left);
+    for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].at());
     // A doubtful cell read again a little to either side (kCellShift, then twice that): a neighbour's stroke, or a lit
     // point in the gap, that reaches into a probe at the cell's edge leaves it there, while the cell's own strokes stay
     // under the probes (each spans about half the cell). A side counts when both of its readings show a whole pattern
@@ -321,7 +342,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             CellReading moved[2];
             bool usable = true;
             for (int k = 0; k < 2 && usable; ++k) {
-                const double left = cells[i].left + side * (k + 1) * kCellShift * wd;
+                const double left = cells[i].at() + side * (k + 1) * kCellShift * wd;
                 double values[7];
                 probeCell(left, values);
                 for (int s = 0; s < 7; ++s) usable = usable && values[s] <= value[i][s] + 0.1 * lit;
@@ -419,7 +440,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         if (runEnd == runStart) return;
         // Another run of digits on the row: a blank cell, or a cell that is no digit, split the display's digits.
         for (int i = 0; i < cellCount && !partial; ++i)
-            if ((i < runStart || i >= runEnd) && solid(readings[i], cells[i].left)) partial = true;
+            if ((i < runStart || i >= runEnd) && solid(readings[i], cells[i].at())) partial = true;
         cellCount = runEnd - runStart;
         for (int i = 0; i < cellCount; ++i) {
             cells[i] = cells[runStart + i];

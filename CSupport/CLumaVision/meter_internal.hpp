@@ -59,6 +59,12 @@ constexpr double kMaxSlant = 0.28;
 constexpr int kSlantSteps = 14;
 constexpr double kMinSlant = 0.03;
 
+/// A seven-segment row member wider than this many median digit widths, as tall as the row and with a left stroke
+/// (not a lit point joined to the digit), is a near digit that perspective makes larger: its cell is centred on it,
+/// moved left by half the extra width, at most kNearInset digit widths, for reading (its place on the row stays).
+constexpr double kNearWidth = 1.3;
+constexpr double kNearInset = 0.3;
+
 /// A seven-segment reading that is probably not the display's (part of its digits, fewer than kMinDigits, only
 /// eights) keeps this fraction of its confidence: less than the share of the recognizer's default minimum (60) at
 /// which a frame still supports a reading a confident frame set (MeterRecognizer.supportingFraction, 45), whatever
