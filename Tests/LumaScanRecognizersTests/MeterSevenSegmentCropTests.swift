@@ -1,5 +1,6 @@
 import CLumaVision
 import Foundation
+import LumaScanRecognizers
 import Testing
 
 /// Seven-segment displays from the wide generator of `scripts/eval-meter-digital.py` (not the bench kit's, which the
@@ -44,6 +45,9 @@ import Testing
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/seven-segment")
+    /// The confidence below which a frame does not even support a reading a confident frame set: the recognizer's
+    /// supporting share of the default minConfidence (three quarters of 60). A doubtful reading stays below it.
+    static let supporting = Float(MeterRecognizer.supportingFraction * Double(MeterConfiguration().minConfidence))
 
     /// Reads the fixture `name` in digital mode: the digits with the decimal point, and the least digit confidence.
     func read(_ name: String) throws -> (text: String, confidence: Float) {
@@ -86,22 +90,21 @@ struct MeterSevenSegmentCropTests {
 
     /// seed7-106, 99.54966 (LCD, slanted, glare): the digits stand so close that no gap shows between the 99 and
     /// the 54, where the point is; a reading without it would be another number, so it is doubtful: below the share of
-    /// the default minConfidence at which a frame still supports a reading (three quarters of 60), so that it never
-    /// completes.
+    /// the default minConfidence at which a frame still supports a reading, so that it never completes.
     @Test("a reading with a gap too narrow to see a point in is doubtful")
     func unseenPoint() throws {
         let (text, confidence) = try read("seed7-106.png")
         #expect(text == "9954966")
-        #expect(confidence < 45, "\(text) at \(confidence)")
+        #expect(confidence < Self.supporting, "\(text) at \(confidence)")
     }
 
     /// A cell beyond the digits found whose hole is lit but which lights a horizontal segment and two more, as bright
     /// as the digits, is a digit the reader could not place: the reading is partial (four tenths of its confidence,
-    /// below the three quarters of 60 at which a frame supports a reading), not a confident shorter number.
+    /// below the share of minConfidence at which a frame supports a reading), not a confident shorter number.
     @Test("a digit that cannot be placed beyond an end makes the reading partial, never a confident shorter number")
     func unplacedDigit() throws {
         let (text, confidence) = try read("seed23-80.png")
         #expect(text == "21471")
-        #expect(confidence < 45, "\(text) at \(confidence)")
+        #expect(confidence < Self.supporting, "\(text) at \(confidence)")
     }
 }
