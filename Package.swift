@@ -5,6 +5,28 @@ import PackageDescription
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 
+// LUMASCAN_SANITIZER_SUBSET=1 leaves out the CLI, the kiosk service and the tests that need them, with the packages
+// only they use (swift-nio, Hummingbird, swift-prometheus, swift-argument-parser ...). scripts/test.sh sets it for the
+// thread- and address-sanitizer builds, whose tests cover the ring, the engine and the C shims: each builds from scratch
+// on a fresh machine, and those packages were most of what they compiled.
+let sanitizerSubset = Context.environment["LUMASCAN_SANITIZER_SUBSET"] == "1"
+let subsetOmits: Set<String> = [
+    "LumaScanServer", "LumaScanServerTests", "lumascan", "lumascanTests", "IntegrationTests", "barcode-corpus",
+]
+let corePackages: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+]
+let servicePackages: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // lumascan serve: the HTTP server (no swift-configuration, no full Foundation: traits off) and its metrics.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+]
+
 let package = Package(
     name: "LumaScan",
     platforms: [.macOS(.v15)],
@@ -16,17 +38,7 @@ let package = Package(
         .library(name: "LumaScanAudio", targets: ["LumaScanAudio"]),
         .executable(name: "lumascan", targets: ["lumascan"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // lumascan serve: the HTTP server (no swift-configuration, no full Foundation: traits off) and its metrics.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-    ],
+    dependencies: corePackages + (sanitizerSubset ? [] : servicePackages),
     targets: [
         // System libraries, found through pkg-config; the providers name the Debian packages.
         .systemLibrary(
@@ -188,3 +200,8 @@ let package = Package(
     cLanguageStandard: .gnu11,
     cxxLanguageStandard: .cxx17
 )
+
+if sanitizerSubset {
+    package.targets.removeAll { subsetOmits.contains($0.name) }
+    package.products.removeAll { $0.name == "lumascan" }
+}
