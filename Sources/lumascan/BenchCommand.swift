@@ -57,6 +57,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Symbologies the barcode recognizer reads, comma-separated (default: all).")
     var symbologies: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Measure the recognizer a JSON configuration's plugin builds (a meter's cutout and mode, a barcode "
+                + "plugin's symbologies) instead of --recognizer's, on --input's frames; it is reset after each "
+                + "completion and raw zbar reads every symbology.",
+            valueName: "file"))
+    var config: String?
+
     @Option(help: "Frames to run through the engine.")
     var frames: Int = 300
 
@@ -103,6 +111,9 @@ struct BenchCommand: ParsableCommand {
         if !(0...16).contains(previewViewers) { throw ValidationError("--preview-viewers: must be 0...16") }
         if let fps, !(fps > 0 && fps <= 1000) { throw ValidationError("--fps: must be above 0 and at most 1000") }
         if fps != nil && input != nil { throw ValidationError("--fps paces synthetic frames only") }
+        if config != nil && input == nil {
+            throw ValidationError("--config needs --input: synthetic frames are drawn for --recognizer's own setup")
+        }
         if secureQRKeyFile != nil && recognizer != .secureQR {
             throw ValidationError("--secure-qr-key-file is for --recognizer secure-qr")
         }
@@ -111,9 +122,15 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         let logger = try logging.makeLogger(label: "lumascan.bench")
-        let symbologies = try recognizer.zbarSymbologies(barcode: parsedSymbologies())
+        let configuration = try config.map { path throws(CommandFailure) in
+            try loadConfigurationDocument(path, unreadable: ExitStatus.badArguments, invalid: ExitStatus.badArguments)
+        }
+        let symbologies =
+            configuration == nil ? try recognizer.zbarSymbologies(barcode: parsedSymbologies()) : Symbology.allCases
+        let resetOnCompletion = configuration != nil || recognizer.stopsAtCompletion
         func makeRecognizer() throws -> any Recognizer {
             do {
+                if let configuration { return try configuration.makePlugin(logger: logger).recognizer }
                 return try recognizer.make(symbologies: symbologies, keyFile: secureQRKeyFile, logger: logger)
             } catch {
                 throw CommandFailure(status: ExitStatus.badArguments, message: "\(error)")
@@ -153,7 +170,7 @@ struct BenchCommand: ParsableCommand {
         // Secure-QR and meter recognizers stop at a completion until reset; the bench resets them there, so that
         // every frame is analysed as in continuous scanning.
         let timed = TimedRecognizer(
-            try makeRecognizer(), capacity: frames, resetOnCompletion: recognizer.stopsAtCompletion,
+            try makeRecognizer(), capacity: frames, resetOnCompletion: resetOnCompletion,
             afterFrame: { progress.advance() })
         let delegate = LatencyDelegate(capacity: frames)
         let engine = ScanEngine(
@@ -184,12 +201,12 @@ struct BenchCommand: ParsableCommand {
         let comparison = try compare(
             source: frameSource.make(frames: min(frames, baselineFrames), fps: nil, logger: logger),
             recognizer: TimedRecognizer(
-                try makeRecognizer(), capacity: 0, resetOnCompletion: recognizer.stopsAtCompletion),
+                try makeRecognizer(), capacity: 0, resetOnCompletion: resetOnCompletion),
             symbologies: symbologies, progress: progress)
         progress.finish()
 
         let result = BenchResult(
-            recognizer: recognizer, source: frameSource.description, format: format,
+            recognizer: recognizer, configuration: config, source: frameSource.description, format: format,
             symbologies: symbologies, framesRequested: frames, statistics: statistics,
             wallSeconds: wall.milliseconds / 1000, paced: fps, recognizerNanoseconds: timed.nanoseconds,
             steadyOverheadNanoseconds: timed.steadyState(from: min(10, timed.starts.count / 4))?

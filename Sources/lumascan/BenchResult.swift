@@ -27,6 +27,8 @@ struct BenchComparison {
 /// Everything `lumascan bench` reports.
 struct BenchResult {
     var recognizer: BenchRecognizer
+    /// The configuration file whose plugin's recognizer was measured (`--config`), instead of `recognizer`.
+    var configuration: String?
     var source: String
     var format: FrameFormat
     var symbologies: [Symbology]
@@ -53,7 +55,10 @@ struct BenchResult {
             ? "every symbology" : symbologies.map(\.rawValue).joined(separator: ",")
         func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
         var lines = [
-            "lumascan bench: \(recognizer.rawValue) recognizer\(recognizer == .barcode ? " (\(symbologyText))" : "") on "
+            "lumascan bench: "
+                + (configuration.map { "the recognizer of \($0)" }
+                    ?? "\(recognizer.rawValue) recognizer\(recognizer == .barcode ? " (\(symbologyText))" : "")")
+                + " on "
                 + "\(source), \(format.width)x\(format.height)"
                 + " \(format.pixelFormat), \(statistics.framesProcessed) frames"
                 + (paced.map { String(format: ", paced at %.1f fps", $0) } ?? ", full speed"),
@@ -102,7 +107,7 @@ struct BenchResult {
         }
         var object: [String: Any] = [
             "schemaVersion": 1,
-            "recognizer": recognizer.rawValue,
+            "recognizer": configuration == nil ? recognizer.rawValue : "configuration",
             "symbologies": symbologies.map(\.rawValue),
             "source": source,
             "pixelFormat": format.pixelFormat.description,
@@ -127,6 +132,7 @@ struct BenchResult {
             "previewFramesEncoded": Int(preview.framesEncoded),
             "previewFramesReceived": preview.framesReceived,
         ]
+        if let configuration { object["configuration"] = configuration }
         if let paced { object["fps"] = paced }
         if let steadyOverheadNanoseconds { object["engineOverheadMs"] = steadyOverheadNanoseconds / 1e6 }
         if let comparison {

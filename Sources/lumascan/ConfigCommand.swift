@@ -87,7 +87,7 @@ func loadConfigurationDocument(
     do {
         return try ScanConfiguration.decode(data: data)
     } catch {
-        throw CommandFailure(status: invalid, message: "\(path): \(error.message)")
+        throw CommandFailure(status: invalid, message: "\(path): \(error)")
     }
 }
 

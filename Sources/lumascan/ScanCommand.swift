@@ -217,12 +217,8 @@ struct ScanCommand: ParsableCommand {
     /// The configuration file, decoded and validated; a bad one is a usage error naming the JSON path.
     private func loadConfiguration() throws -> ScanConfiguration? {
         guard let config else { return nil }
-        let data = try readConfigurationDocument(config, status: ExitStatus.badArguments)
-        do {
-            return try ScanConfiguration.decode(data: data)
-        } catch {
-            throw CommandFailure(status: ExitStatus.badArguments, message: "\(config): \(error)")
-        }
+        return try loadConfigurationDocument(
+            config, unreadable: ExitStatus.badArguments, invalid: ExitStatus.badArguments)
     }
 
     /// The plugin from the configuration or, without one, a barcode plugin from the command-line options; a

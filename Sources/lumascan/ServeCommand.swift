@@ -170,12 +170,8 @@ struct ServeCommand: ParsableCommand {
             return (try? ScanConfiguration.decode(json: Self.defaultConfiguration))
                 ?? .defaultConfiguration(for: .barcode)
         }
-        let data = try readConfigurationDocument(config, status: ExitStatus.badArguments)
-        do {
-            return try ScanConfiguration.decode(data: data)
-        } catch {
-            throw CommandFailure(status: ExitStatus.badArguments, message: "\(config): \(error)")
-        }
+        return try loadConfigurationDocument(
+            config, unreadable: ExitStatus.badArguments, invalid: ExitStatus.badArguments)
     }
 
     /// Every symbology, scanning until stopped.

@@ -72,6 +72,43 @@ struct BenchCommandTests {
         #expect((zbar["ratio"] as? Double ?? 0) > 0)
     }
 
+    @Test("bench --config measures the recognizer the configuration builds, on --input's frames")
+    func configuration() throws {
+        let (folder, _) = try CLITests.makeImageFolder()
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: config)
+        }
+        try Data(
+            #"{"viewPluginConfig": {"pluginConfig": {"id": "qr", "barcodeConfig": {"symbologies": ["qr"]}}}}"#.utf8
+        ).write(to: config)
+        // The folder holds an EAN-13, a Code 128, a QR code and an image without a code: a barcode recognizer
+        // configured for QR only reads one of them, where --recognizer's default (every symbology) reads three.
+        let result = try runLumaScan([
+            "bench", "--input", folder.path, "--config", config.path, "--frames", "100", "--json", "--no-progress",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let bench = try #require(try jsonLines(result.stdout).first)
+        #expect(bench["recognizer"] as? String == "configuration")
+        #expect(bench["configuration"] as? String == config.path)
+        let zbar = try #require(bench["zbar"] as? [String: Any])
+        #expect(zbar["lumascanCodesRead"] as? Int == 1, "\(zbar)")
+        #expect(zbar["zbarCodesRead"] as? Int == 3, "\(zbar)")
+        let summary = try runLumaScan(["bench", "--input", folder.path, "--config", config.path, "--frames", "4"])
+        #expect(summary.stdout.contains("lumascan bench: the recognizer of \(config.path) on"), "\(summary)")
+        // Synthetic frames are drawn for --recognizer's own setup, and a bad document names its path.
+        let synthetic = try runLumaScan(["bench", "--config", config.path])
+        #expect(synthetic.status == 2 && synthetic.stderr.contains("--config needs --input"), "\(synthetic)")
+        try Data(
+            #"{"viewPluginConfig": {"pluginConfig": {"id": "qr", "barcodeConfig": {"symbologies": ["nope"]}}}}"#.utf8
+        ).write(to: config)
+        let bad = try runLumaScan(["bench", "--input", folder.path, "--config", config.path])
+        #expect(
+            bad.status == 2 && bad.stderr.contains("viewPluginConfig.pluginConfig.barcodeConfig.symbologies[0]"),
+            "\(bad)")
+    }
+
     @Test("the human summary names the figures")
     func summary() throws {
         let result = try runLumaScan(["bench", "--synthetic", "160x120", "--frames", "5", "--baseline-frames", "5"])
