@@ -33,17 +33,16 @@ step "deployment: systemd unit, udev rule, Debian package (scripts/check-deploy.
 LUMASCAN="$(swift build --show-bin-path)/lumascan" scripts/check-deploy.sh
 
 if [[ "${LUMASCAN_SKIP_SANITIZERS:-0}" != 1 ]]; then
-  # The sanitizer builds leave out the CLI, the kiosk service and the packages only they use (Package.swift,
-  # LUMASCAN_SANITIZER_SUBSET): none of the tests below needs them, and on a fresh machine they were most of what each
-  # build compiled (the TSan build from scratch: 362 s with them, 226 s without, 2026-11-27).
-  export LUMASCAN_SANITIZER_SUBSET=1
+  # The sanitizer builds leave out the CLI, the kiosk service, the packages only they use and the test targets they do
+  # not run (Package.swift, LUMASCAN_SANITIZER_SUBSET): on a fresh machine those were most of what each build
+  # compiled (the TSan build from scratch: 362 s with everything, 226 s without the service, 2026-11-27).
   step "thread sanitizer: frame ring and engine"
-  swift test --scratch-path .build-tsan --sanitize=thread --filter 'FrameRing|ScanEngine|ScanLifecycle|AudioFeedback|NativeThread'
+  LUMASCAN_SANITIZER_SUBSET=thread swift test --scratch-path .build-tsan --sanitize=thread \
+    --filter 'FrameRing|ScanEngine|ScanLifecycle|AudioFeedback|NativeThread'
   step "address sanitizer: C shims (capture, vision)"
-  LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" \
+  LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0" LUMASCAN_SANITIZER_SUBSET=address \
     swift test --scratch-path .build-asan --sanitize=address \
       --filter 'LumaScanCaptureTests|LVBarcodeScanner|LVImage|BarcodeRecognizer|MeterRecognizer|BarcodeTruth|BarcodeRealWorldCorpusTests/(truths|deterministic)'
-  unset LUMASCAN_SANITIZER_SUBSET
 fi
 
 # The fuzz targets run beside the VM step: the VM has one virtual CPU (qemu's TCG on one host core) and the fuzz
