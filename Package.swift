@@ -11,18 +11,18 @@ let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metri
 // and those packages and tests were most of what it compiled. (The address step keeps barcode-corpus: a test there
 // runs it.)
 let sanitizerSubset = Context.environment["LUMASCAN_SANITIZER_SUBSET"]
+// The CLI, the kiosk service and what only they use: no sanitizer step runs them.
+let serviceTargets: Set<String> = [
+    "LumaScanServer", "LumaScanServerTests", "lumascan", "lumascanTests", "IntegrationTests",
+]
 let subsetOmits: Set<String> =
     switch sanitizerSubset {
     case "thread":
-        [
-            "LumaScanServer", "LumaScanServerTests", "lumascan", "lumascanTests", "IntegrationTests", "barcode-corpus",
-            "LumaScanRecognizersTests", "LumaScanCaptureTests", "LumaScanEventJSONTests",
-        ]
+        serviceTargets.union([
+            "barcode-corpus", "LumaScanRecognizersTests", "LumaScanCaptureTests", "LumaScanEventJSONTests",
+        ])
     case "address":
-        [
-            "LumaScanServer", "LumaScanServerTests", "lumascan", "lumascanTests", "IntegrationTests",
-            "LumaScanTests", "LumaScanCoreTests", "LumaScanAudioTests", "LumaScanEventJSONTests",
-        ]
+        serviceTargets.union(["LumaScanTests", "LumaScanCoreTests", "LumaScanAudioTests", "LumaScanEventJSONTests"])
     default: []
     }
 let corePackages: [Package.Dependency] = [
@@ -50,7 +50,7 @@ let package = Package(
         .library(name: "LumaScanAudio", targets: ["LumaScanAudio"]),
         .executable(name: "lumascan", targets: ["lumascan"]),
     ],
-    dependencies: corePackages + (subsetOmits.contains("lumascan") ? [] : servicePackages),
+    dependencies: corePackages + (subsetOmits.isEmpty ? servicePackages : []),
     targets: [
         // System libraries, found through pkg-config; the providers name the Debian packages.
         .systemLibrary(

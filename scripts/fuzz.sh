@@ -9,7 +9,7 @@
 # image-gif, image-bmp, image-pnm), mjpeg (MJPEG-to-luma, CSupport/CLumaCapture/jpeg.c), barcode (lv_barcode_scan
 # and lv_barcode_scan_still on arbitrary luma planes), meter (lv_meter_read in each mode), configuration (the strict JSON scan, cutout decoding and
 # geometry) and recording (the recording reader), the last two built with swiftc -sanitize=fuzzer,address.
-# scripts/test.sh runs them all: about 5 minutes on 2 cores.
+# scripts/test.sh runs them all, beside its VM step: about 6 minutes on 2 cores.
 #
 # Usage: scripts/fuzz.sh [target...]        (default: every target)
 # Environment: LUMASCAN_FUZZ_SECONDS   seconds per target (default 12; the barcode and meter targets run to a count)

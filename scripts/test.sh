@@ -7,7 +7,7 @@
 #   3. the C shims' tests (and the test kit's: the barcode corpus' generator and peers) under the address sanitizer;
 #   4. the V4L2 integration tests against the kernel's vivid driver in a VM (Tests/IntegrationTests);
 #   5. the libFuzzer targets (scripts/fuzz.sh: image decoders, MJPEG-to-luma, barcode scanner, meter reader,
-#      configuration, recordings; about 5 minutes), run beside step 4;
+#      configuration, recordings; about 6 minutes), run beside step 4;
 #   6. the formatting lint.
 # Set LUMASCAN_SKIP_VM=1 to skip step 4 (it then says so); LUMASCAN_SKIP_SANITIZERS=1 skips steps 2, 3 and 5.
 set -euo pipefail
