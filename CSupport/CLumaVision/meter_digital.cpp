@@ -10,6 +10,13 @@
 #include <iterator>
 #include <vector>
 
+#ifdef LV_METER_CELL_HOOK
+/// scripts/compare-seven-segment.sh builds its harness with this defined (never the library): it receives each cell
+/// of a reading, the working image (after deslanting), the cell's box and the segment probes' digit and confidence.
+void LV_METER_CELL_HOOK(const cv::Mat &image, bool lightOnDark, int index, int count, double left, double top,
+                        double width, double height, int digit, double confidence);
+#endif
+
 namespace lv_meter_detail {
 
 // MARK: Seven-segment displays
@@ -555,6 +562,11 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             if ((cx < first && cx > from) || (cx > last && cx < to)) partial = true;
         }
     }
+#ifdef LV_METER_CELL_HOOK
+    for (int i = 0; i < cellCount; ++i)
+        LV_METER_CELL_HOOK(m.smooth, lightOnDark, i, cellCount, cells[i].at(), row.top + row.shift(cells[i].at() + wd / 2),
+                           wd, h, readings[i].digit, readings[i].confidence);
+#endif
     bool eights = true;
     for (int i = 0; i < cellCount; ++i) eights = eights && readings[i].digit == 8;
     const double doubt = partial || cellCount < kMinDigits || eights ? kDoubtful : 1.0;
