@@ -120,6 +120,13 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     strokeMap(m, lightOnDark, restore.swapped ? odd(0.6 * m.smooth.rows) : 0, 0, odd(kSquare * row.height));
     binarise(m);
     if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    // The display's border is no segment: a roll or a tilt brings it into the top or bottom segment's probe of a
+    // digit at one end (a 4 under it read as a 9, a 1 as a 7). Its pixels leave the stroke map that the probes read;
+    // the binary map keeps them, where the edges beside the digits refuse a "1".
+    if (m.hasBorder) {
+        cv::subtract(m.binary, m.borderless, m.borderMask);
+        m.strokes.setTo(0, m.borderMask);
+    }
     const double h = row.height;
     // Each member's right edge above the decimal point's height: a lit point next to a digit joins its blob.
     for (Blob &b : row.members) {

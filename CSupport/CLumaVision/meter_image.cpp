@@ -203,8 +203,48 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
 bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance,
              double maxAspect) {
     const int rows = m.binary.rows, cols = m.binary.cols;
+    const cv::Mat *joined = &m.binary;
+    m.hasBorder = false;
+    if (joinSegments) {
+        // The display's border (a ring round the digits, or a line of it across the crop): a roll or a tilt brings
+        // it within a stroke of the digits at one end, and once the segments are joined vertically they join it and
+        // are no digits at all. It is thin and far wider than a digit, so its bounding box is mostly empty: a ring
+        // holds two digit-sized components or more within it; a line is very long.
+        const int n = cv::connectedComponentsWithStats(m.binary, m.labels, m.stats, m.centroids, 8, CV_32S);
+        auto box = [&](int i) {
+            const int *s = m.stats.ptr<int>(i);
+            return cv::Rect(s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]);
+        };
+        auto encloses = [&](int i) {
+            const cv::Rect outer = box(i);
+            int inside = 0;
+            for (int k = 1; k < n && inside < 2; ++k) {
+                const cv::Rect inner = box(k);
+                if (k != i && inner.height >= kBorderInner * outer.height && (inner & outer) == inner) ++inside;
+            }
+            return inside >= 2;
+        };
+        for (int i = 1; i < n; ++i) {
+            const int *s = m.stats.ptr<int>(i);
+            const int w = s[cv::CC_STAT_WIDTH], h = s[cv::CC_STAT_HEIGHT];
+            const double fill = s[cv::CC_STAT_AREA] / (double(w) * h);
+            const bool line = w >= kBorderLine * h && fill <= kBorderLineFill;
+            if (!line && (w < kBorderAspect * h || fill > kBorderFill || !encloses(i))) continue;
+            if (!m.hasBorder) {
+                m.binary.copyTo(m.borderless);
+                joined = &m.borderless;
+                m.hasBorder = true;
+            }
+            for (int y = s[cv::CC_STAT_TOP]; y < s[cv::CC_STAT_TOP] + h; ++y) {
+                const int *label = m.labels.ptr<int>(y);
+                uint8_t *out = m.borderless.ptr<uint8_t>(y);
+                for (int x = s[cv::CC_STAT_LEFT]; x < s[cv::CC_STAT_LEFT] + w; ++x)
+                    if (label[x] == i) out[x] = 0;
+            }
+        }
+    }
     if (joinSegments)
-        cv::dilate(m.binary, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
+        cv::dilate(*joined, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
     else
         m.binary.copyTo(m.dilated);
     const int n = cv::connectedComponentsWithStats(m.dilated, m.labels, m.stats, m.centroids, 8, CV_32S);

@@ -81,6 +81,15 @@ constexpr double kLostLevel = 0.85;
 /// this fraction of the band's rows (clearAboveBelow in meter_digital.cpp).
 constexpr double kThroughBand = 0.6;
 
+/// The display's border in the binary stroke map (findRow): a ring, a component at least kBorderAspect times as wide
+/// as tall whose pixels fill at most kBorderFill of its bounding box, with two components at least kBorderInner of its
+/// height within that box (the digits); or a line, kBorderLine times as wide as tall, filling at most kBorderLineFill.
+constexpr double kBorderAspect = 1.2;
+constexpr double kBorderFill = 0.2;
+constexpr double kBorderInner = 0.3;
+constexpr double kBorderLine = 3;
+constexpr double kBorderLineFill = 0.12;
+
 /// A seven-segment row tilts by at most this much (rows per column): a few degrees of roll, and a display seen from
 /// the side, whose perspective tilts the row further.
 constexpr double kMaxRowSlope = 0.25;
@@ -246,8 +255,11 @@ struct lv_meter {
     cv::Mat grey;
     double scale = 1;
     // Scratch images, reused from frame to frame.
-    cv::Mat reduced, work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, dilated, labels,
-        stats, centroids, boxed;
+    // (borderless: the binary map without the display's border, when findRow found one (hasBorder); borderMask: the
+    // border's pixels, which the seven-segment reader takes out of the stroke map.)
+    cv::Mat reduced, work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, borderless, borderMask,
+        dilated, labels, stats, centroids, boxed;
+    bool hasBorder = false;
     // The auto mode's copy of the first binary stroke map of each polarity, for the counter reader after the
     // seven-segment reader's turn.
     cv::Mat firstBinary[2];

@@ -41,6 +41,15 @@ import Testing
 /// - seed53-3, 6037.128 (LED, slanted, perspective): the last "8", nearer, is 1.4 median digits wide; its cell, flush
 ///   with its right edge, left its left strokes outside the left probes, and it was read as a 3 (6037.123, in some
 ///   frames confidently).
+///
+/// wide7-M: meter M of `eval-meter.sh --digital --seed 7 --min-width 0.40 --max-roll 10` (issue 17's framing: the
+/// display from 40 % of the cutout's width, rolled up to 10 degrees), frame 0, cropped and halved the same way. The
+/// display's border, rolled, comes within a stroke of the digits at one end:
+/// - wide7-42, 97924, wide7-198, 560731, and wide7-172, 943862 (LCD): joined to the border once the segments were
+///   joined vertically, the digits were no digits at all (nothing read, or an "8").
+/// - wide7-228, 721059 (LCD): the same, and the border's corner then read as a leading digit.
+/// - wide7-26, 49.56 (LCD): the border runs through the top segment's probe of the leading "4", read as a 9.
+/// - wide7-166, 547.6 (LCD): read 5476, confidently, the point missed beside the border.
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -80,6 +89,8 @@ struct MeterSevenSegmentCropTests {
             ("seed11-164.png", "051.48143"), ("seed11-157.png", "91886413"), ("seed23-126.png", "8927330"),
             ("seed11-47.png", "70767259"), ("seed7-224.png", "8661.827"), ("seed23-78.png", "28631137"),
             ("seed7-34.png", "68604436"), ("seed53-3.png", "6037.128"),
+            ("wide7-42.png", "97924"), ("wide7-198.png", "560731"), ("wide7-172.png", "943862"),
+            ("wide7-228.png", "721059"), ("wide7-26.png", "49.56"), ("wide7-166.png", "547.6"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
