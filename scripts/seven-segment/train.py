@@ -289,6 +289,16 @@ def compare(model, args):
     report["both_wrong"] = int(both_wrong.sum())
     report["only_probe_wrong"] = int(((probe != truth) & (learned == truth)).sum())
     report["only_learned_wrong"] = int(((probe == truth) & (learned != truth)).sum())
+    # Calibration: how often a cell is right at each level of the probes' confidence (and of the CNN's probability).
+    edges = [0, 0.01, 0.2, 0.4, 0.6, 0.8, 0.999, 1.01]
+    for name, confidence, digits in (("probe", probe_conf, probe), ("learned", learned_conf, learned)):
+        table = []
+        for lo, hi in zip(edges, edges[1:]):
+            part = (confidence >= lo) & (confidence < hi)
+            if part.any():
+                table.append({"from": lo, "to": min(hi, 1.0), "cells": int(part.sum()),
+                              "right": round(float(np.mean(digits[part] == truth[part])), 4)})
+        report[name + "_calibration"] = table
     # The network as a second opinion: sure probe readings it contradicts (with its probability above 0.5).
     veto = sure & (learned != probe) & (learned_conf > 0.5)
     report["veto_of_sure_wrong"] = int((veto & (probe != truth)).sum())
