@@ -60,35 +60,13 @@ namespace lv_meter_detail {
 }
 
 /// The bounding box of the blob of lit pixels (8-connected) of the binary stroke map through `seed`, traced within
-/// `window` only; empty when `seed` is not lit. Allocation-free once m.traced has grown: visited pixels are marked in
-/// the map itself and restored.
+/// `window` only; empty when `seed` is not lit. The map is left as it was (visited pixels are marked, then restored).
 static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
-    if (!window.contains(seed) || !m.binary.at<uint8_t>(seed)) return {};
-    const int cols = m.binary.cols;
-    uint8_t *pixels = m.binary.data;
-    const size_t step = m.binary.step[0];
-    auto at = [&](int x, int y) -> uint8_t & { return pixels[size_t(y) * step + size_t(x)]; };
     constexpr uint8_t kVisited = 1;  // the map holds 0 and 255
-    m.traced.clear();
-    m.traced.push_back(seed.y * cols + seed.x);
-    at(seed.x, seed.y) = kVisited;
-    int x0 = seed.x, x1 = seed.x, y0 = seed.y, y1 = seed.y;
-    for (size_t i = 0; i < m.traced.size(); ++i) {
-        const int x = m.traced[i] % cols, y = m.traced[i] / cols;
-        x0 = std::min(x0, x);
-        x1 = std::max(x1, x);
-        y0 = std::min(y0, y);
-        y1 = std::max(y1, y);
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-                const int nx = x + dx, ny = y + dy;
-                if (!window.contains(cv::Point(nx, ny)) || at(nx, ny) != 255) continue;
-                at(nx, ny) = kVisited;
-                m.traced.push_back(ny * cols + nx);
-            }
-    }
-    for (const int index : m.traced) at(index % cols, index / cols) = 255;
-    return cv::Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1);
+    int area = 0;
+    const cv::Rect box = flood(m, m.binary, seed, 255, kVisited, window, area);
+    if (!box.empty()) flood(m, m.binary, seed, kVisited, 255, window, area);
+    return box;
 }
 
 void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {

@@ -203,50 +203,48 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
 bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance,
              double maxAspect) {
     const int rows = m.binary.rows, cols = m.binary.cols;
-    const cv::Mat *joined = &m.binary;
     m.hasBorder = false;
     if (joinSegments) {
         // The display's border (a ring round the digits, or a line of it across the crop): a roll or a tilt brings
         // it within a stroke of the digits at one end, and once the segments are joined vertically they join it and
         // are no digits at all. It is thin and far wider than a digit, so its bounding box is mostly empty: a ring
-        // holds two digit-sized components or more within it; a line is very long.
-        const int n = cv::connectedComponentsWithStats(m.binary, m.labels, m.stats, m.centroids, 8, CV_32S);
-        auto box = [&](int i) {
-            const int *s = m.stats.ptr<int>(i);
-            return cv::Rect(s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]);
-        };
-        auto encloses = [&](int i) {
-            const cv::Rect outer = box(i);
-            int inside = 0;
-            for (int k = 1; k < n && inside < 2; ++k) {
-                const cv::Rect inner = box(k);
-                if (k != i && inner.height >= kBorderInner * outer.height && (inner & outer) == inner) ++inside;
-            }
-            return inside >= 2;
-        };
-        for (int i = 1; i < n; ++i) {
-            const int *s = m.stats.ptr<int>(i);
-            const int w = s[cv::CC_STAT_WIDTH], h = s[cv::CC_STAT_HEIGHT];
-            const double fill = s[cv::CC_STAT_AREA] / (double(w) * h);
-            const bool line = w >= kBorderLine * h && fill <= kBorderLineFill;
-            if (!line && (w < kBorderAspect * h || fill > kBorderFill || !encloses(i))) continue;
-            if (!m.hasBorder) {
-                m.binary.copyTo(m.borderless);
-                joined = &m.borderless;
-                m.hasBorder = true;
-            }
-            for (int y = s[cv::CC_STAT_TOP]; y < s[cv::CC_STAT_TOP] + h; ++y) {
-                const int *label = m.labels.ptr<int>(y);
-                uint8_t *out = m.borderless.ptr<uint8_t>(y);
-                for (int x = s[cv::CC_STAT_LEFT]; x < s[cv::CC_STAT_LEFT] + w; ++x)
-                    if (label[x] == i) out[x] = 0;
+        // holds two digit-sized blobs or more within it; a line is very long. Traced without allocating (OpenCV's
+        // connected components allocate on every call).
+        constexpr uint8_t kTraced = 1;
+        const cv::Rect all(0, 0, cols, rows);
+        m.binary.copyTo(m.borderless);
+        m.parts.clear();
+        for (int y = 0; y < rows; ++y) {
+            const uint8_t *line = m.borderless.ptr<uint8_t>(y);
+            for (int x = 0; x < cols; ++x) {
+                if (line[x] != 255) continue;
+                int area = 0;
+                const cv::Rect box = flood(m, m.borderless, cv::Point(x, y), 255, kTraced, all, area);
+                m.parts.push_back({box, area, cv::Point(x, y)});
             }
         }
-    }
-    if (joinSegments)
-        cv::dilate(*joined, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
-    else
+        auto encloses = [&](const lv_meter::Part &outer) {
+            int inside = 0;
+            for (const lv_meter::Part &inner : m.parts)
+                if (&inner != &outer && inner.box.height >= kBorderInner * outer.box.height &&
+                    (inner.box & outer.box) == inner.box && ++inside >= 2)
+                    return true;
+            return false;
+        };
+        for (const lv_meter::Part &part : m.parts) {
+            const int w = part.box.width, h = part.box.height;
+            const double fill = part.area / (double(w) * h);
+            const bool line = w >= kBorderLine * h && fill <= kBorderLineFill;
+            if (!line && (w < kBorderAspect * h || fill > kBorderFill || !encloses(part))) continue;
+            int area = 0;
+            flood(m, m.borderless, part.seed, kTraced, 0, all, area);
+            m.hasBorder = true;
+        }
+        cv::threshold(m.borderless, m.borderless, 0, 255, cv::THRESH_BINARY);
+        cv::dilate(m.borderless, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
+    } else {
         m.binary.copyTo(m.dilated);
+    }
     const int n = cv::connectedComponentsWithStats(m.dilated, m.labels, m.stats, m.centroids, 8, CV_32S);
     m.blobs.clear();
     for (int i = 1; i < n; ++i) {
@@ -285,6 +283,36 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
         return std::fabs(b.h - height) <= tolerance * height &&
                std::fabs(b.cy() - centre - slope * (b.cx() - x0)) <= 0.25 * height;
     });
+}
+
+cv::Rect flood(lv_meter &m, cv::Mat &map, cv::Point seed, uint8_t from, uint8_t to, cv::Rect window, int &area) {
+    area = 0;
+    window &= cv::Rect(0, 0, map.cols, map.rows);
+    if (!window.contains(seed) || map.at<uint8_t>(seed) != from || from == to) return {};
+    const int cols = map.cols;
+    uint8_t *pixels = map.data;
+    const size_t step = map.step[0];
+    auto at = [&](int x, int y) -> uint8_t & { return pixels[size_t(y) * step + size_t(x)]; };
+    m.traced.clear();
+    m.traced.push_back(seed.y * cols + seed.x);
+    at(seed.x, seed.y) = to;
+    int x0 = seed.x, x1 = seed.x, y0 = seed.y, y1 = seed.y;
+    for (size_t i = 0; i < m.traced.size(); ++i) {
+        const int x = m.traced[i] % cols, y = m.traced[i] / cols;
+        x0 = std::min(x0, x);
+        x1 = std::max(x1, x);
+        y0 = std::min(y0, y);
+        y1 = std::max(y1, y);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int nx = x + dx, ny = y + dy;
+                if (!window.contains(cv::Point(nx, ny)) || at(nx, ny) != from) continue;
+                at(nx, ny) = to;
+                m.traced.push_back(ny * cols + nx);
+            }
+    }
+    area = int(m.traced.size());
+    return cv::Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1);
 }
 
 double probe(lv_meter &m, cv::Rect r, bool horizontal) {

@@ -257,8 +257,8 @@ struct lv_meter {
     // Scratch images, reused from frame to frame.
     // (borderless: the binary map without the display's border, when findRow found one (hasBorder); borderMask: the
     // border's pixels, which the seven-segment reader takes out of the stroke map.)
-    cv::Mat reduced, work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, borderless, borderMask,
-        dilated, labels, stats, centroids, boxed;
+    cv::Mat reduced, work, smooth, padded, paddedClosed, closed, closedVertical, strokes, binary, borderless,
+        borderMask, dilated, labels, stats, centroids, boxed;
     bool hasBorder = false;
     // The auto mode's copy of the first binary stroke map of each polarity, for the counter reader after the
     // seven-segment reader's turn.
@@ -275,9 +275,16 @@ struct lv_meter {
     std::vector<lv_meter_detail::SlantPixel> slantPixels;
     std::vector<int> slantColumns;
     // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S), and the pixels (index
-    // y * cols + x) of a blob being traced (traceBlob in meter_digital.cpp).
+    // y * cols + x) of a blob being traced (flood in meter_image.cpp).
     cv::Mat columnSums;
     std::vector<int> traced;
+    // findRow: the blobs of the binary stroke map (box, pixel count, first pixel), to find the display's border.
+    struct Part {
+        cv::Rect box;
+        int area;
+        cv::Point seed;
+    };
+    std::vector<Part> parts;
     Row row;
     // Counter reader: vertical strips of the digit templates 9, 0, 1, ..., 9, 0 at kStripCount drum pitches, at
     // full and half size, with each window's inverse norm precomputed.
@@ -351,6 +358,11 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
              double maxAspect = 1.1);
 /// The median over columns of each column's maximum in `r` (for a horizontal segment), or the median over rows of
 /// each row's maximum (for a vertical one): high only when a stroke crosses the whole probe.
+/// Floods the blob of pixels of value `from` (8-connected) through `seed` in `map`, within `window` only, setting
+/// them to `to`; returns its bounding box (empty when `seed` is not `from`) and its pixel count in `area`.
+/// Allocation-free once m.traced has grown.
+cv::Rect flood(lv_meter &m, cv::Mat &map, cv::Point seed, uint8_t from, uint8_t to, cv::Rect window, int &area);
+
 double probe(lv_meter &m, cv::Rect r, bool horizontal);
 /// The rectangle of a digit cell's probe: the part (u0, v0)-(u1, v1) of the digit box at (`left`, `top`), `w` x `h`.
 cv::Rect cellRect(double left, double top, double w, double h, double u0, double v0, double u1, double v1);
