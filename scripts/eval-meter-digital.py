@@ -9,10 +9,10 @@ digits 0.42-0.66 of their height wide, slanted 0-12 degrees; the variants of 6, 
 4-8 digits, and in 40 % of the meters a decimal point (every meter has unlit points, faint on an LCD). Two styles,
 alternating: LCD (dark digits on a grey-green ground, every unlit segment faintly visible, a "ghost") and LED (light
 digits on a dark ground, a glow, sometimes faint ghosts). The display (its ground with a bezel, on a meter plate among
-clutter) is 55-85 % of the cutout's width, seen at up to 30 degrees of yaw and 20 of pitch, rolled up to 4 degrees, with
-glare (40 %), blur, sensor noise and JPEG (quality 50-90). Eight frames per meter (noise and a pixel of jitter differ)
-go into one MJPEG recording, which `lumascan scan --config <digital_meter config> --input <recording>` replays as a
-camera. The cutout is 4:1 at 70 % of the frame's width, centred (CUTOUT below), with 24 pixels of crop padding.
+clutter) is 55-85 % of the cutout's width (--min-width widens it), seen at up to 30 degrees of yaw and 20 of pitch,
+rolled up to 4 degrees (--max-roll), with glare (40 %), blur, sensor noise and JPEG (quality 50-90). Eight frames per
+meter (noise and a pixel of jitter differ) go into one MJPEG recording, which `lumascan scan --config <digital_meter
+config> --input <recording>` replays as a camera. The cutout is 4:1 at 70 % of the frame's width, centred (CUTOUT below), with 24 pixels of crop padding.
 
 Verdicts (as in eval-meter.py): a meter is exact when its first COMPLETED_RESULT equals the truth, misread when it
 differs, no result without one; "digits right" counts the truth's digits matched in a minimal alignment with the
