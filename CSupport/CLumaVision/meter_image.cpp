@@ -235,7 +235,9 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
             const int w = part.box.width, h = part.box.height;
             const double fill = part.area / (double(w) * h);
             const bool line = w >= kBorderLine * h && fill <= kBorderLineFill;
-            if (!line && (w < kBorderAspect * h || fill > kBorderFill || !encloses(part))) continue;
+            // (A ring is taller than the smallest digit the row takes, which bounds the pairs `encloses` compares.)
+            if (!line && (w < kBorderAspect * h || fill > kBorderFill || h < kMinDigitRows * rows || !encloses(part)))
+                continue;
             int area = 0;
             flood(m, m.borderless, part.seed, kTraced, 0, all, area);
             m.hasBorder = true;
@@ -250,8 +252,8 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
     for (int i = 1; i < n; ++i) {
         const int *s = m.stats.ptr<int>(i);
         Blob b{s[cv::CC_STAT_LEFT], s[cv::CC_STAT_TOP], s[cv::CC_STAT_WIDTH], s[cv::CC_STAT_HEIGHT]};
-        if (b.h < 0.16 * rows || b.h > 0.95 * rows || b.w > maxAspect * b.h || b.w < 2 || b.w < minAspect * b.h)
-            continue;
+        const bool digitSized = b.h >= kMinDigitRows * rows && b.h <= 0.95 * rows;
+        if (!digitSized || b.w > maxAspect * b.h || b.w < 2 || b.w < minAspect * b.h) continue;
         if (b.y <= 0 || b.y + b.h >= rows || b.x <= 0 || b.x + b.w >= cols) continue;  // cut by the crop's edge
         const double fill = s[cv::CC_STAT_AREA] / double(b.w * b.h);
         if (fill < 0.04 || fill > maxFill) continue;

@@ -81,6 +81,9 @@ constexpr double kLostLevel = 0.85;
 /// this fraction of the band's rows (clearAboveBelow in meter_digital.cpp).
 constexpr double kThroughBand = 0.6;
 
+/// The smallest digit findRow takes, as a fraction of the working image's height.
+constexpr double kMinDigitRows = 0.16;
+
 /// The display's border in the binary stroke map (findRow): a ring, a component at least kBorderAspect times as wide
 /// as tall whose pixels fill at most kBorderFill of its bounding box, with two components at least kBorderInner of its
 /// height within that box (the digits); or a line, kBorderLine times as wide as tall, filling at most kBorderLineFill.
