@@ -11,7 +11,7 @@
 #include <vector>
 
 #ifdef LV_METER_CELL_HOOK
-/// scripts/compare-seven-segment.sh builds its harness with this defined (never the library): it receives each cell
+/// scripts/seven-segment/compare.sh builds its harness with this defined (never the library): it receives each cell
 /// of a reading, the working image (after deslanting), the cell's box and the segment probes' digit and confidence.
 void LV_METER_CELL_HOOK(const cv::Mat &image, bool lightOnDark, int index, int count, double left, double top,
                         double width, double height, int digit, double confidence);
@@ -65,7 +65,9 @@ static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
     constexpr uint8_t kVisited = 1;  // the map holds 0 and 255
     int area = 0;
     const cv::Rect box = flood(m, m.binary, seed, 255, kVisited, window, area);
-    if (!box.empty()) flood(m, m.binary, seed, kVisited, 255, window, area);
+    const int cols = m.binary.cols;
+    if (!box.empty())
+        for (const int index : m.traced) m.binary.at<uint8_t>(index / cols, index % cols) = 255;
     return box;
 }
 

@@ -359,13 +359,12 @@ double binarise(lv_meter &m);
 /// wide as high are kept (touching digits make wide blobs).
 bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double maxFill, double tolerance = 0.25,
              double maxAspect = 1.1);
+/// Floods the blob of pixels of value `from` (8-connected) through `seed` in `map`, within `window` only, setting
+/// them to `to`; returns its bounding box (empty when `seed` is not `from`) and its pixel count in `area`, and leaves
+/// the blob's pixels (y * cols + x) in m.traced. Allocation-free once m.traced has grown.
+cv::Rect flood(lv_meter &m, cv::Mat &map, cv::Point seed, uint8_t from, uint8_t to, cv::Rect window, int &area);
 /// The median over columns of each column's maximum in `r` (for a horizontal segment), or the median over rows of
 /// each row's maximum (for a vertical one): high only when a stroke crosses the whole probe.
-/// Floods the blob of pixels of value `from` (8-connected) through `seed` in `map`, within `window` only, setting
-/// them to `to`; returns its bounding box (empty when `seed` is not `from`) and its pixel count in `area`.
-/// Allocation-free once m.traced has grown.
-cv::Rect flood(lv_meter &m, cv::Mat &map, cv::Point seed, uint8_t from, uint8_t to, cv::Rect window, int &area);
-
 double probe(lv_meter &m, cv::Rect r, bool horizontal);
 /// The rectangle of a digit cell's probe: the part (u0, v0)-(u1, v1) of the digit box at (`left`, `top`), `w` x `h`.
 cv::Rect cellRect(double left, double top, double w, double h, double u0, double v0, double u1, double v1);
