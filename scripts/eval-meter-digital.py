@@ -12,7 +12,8 @@ digits on a dark ground, a glow, sometimes faint ghosts). The display (its groun
 clutter) is 55-85 % of the cutout's width (--min-width widens it), seen at up to 30 degrees of yaw and 20 of pitch,
 rolled up to 4 degrees (--max-roll), with glare (40 %), blur, sensor noise and JPEG (quality 50-90). Eight frames per
 meter (noise and a pixel of jitter differ) go into one MJPEG recording, which `lumascan scan --config <digital_meter
-config> --input <recording>` replays as a camera. The cutout is 4:1 at 70 % of the frame's width, centred (CUTOUT below), with 24 pixels of crop padding.
+config> --input <recording>` replays as a camera. The cutout is 4:1 at 70 % of the frame's width, centred (CUTOUT
+below), with 24 pixels of crop padding.
 
 Verdicts (as in eval-meter.py): a meter is exact when its first COMPLETED_RESULT equals the truth, misread when it
 differs, no result without one; "digits right" counts the truth's digits matched in a minimal alignment with the

@@ -32,6 +32,23 @@ def write_recording(path, jpegs, width, height, fps=10):
             f.write(jpeg)
 
 
+def read_frames(path):
+    """The JPEG frames of a recording written by write_recording (or by `lumascan record`), in order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"LSREC\r\n\x1a":
+        raise ValueError(f"{path}: not a LumaScan recording")
+    offset = struct.unpack_from("<H", data, 10)[0]  # the header's length
+    frames = []
+    while offset + 24 <= len(data):
+        if data[offset:offset + 4] != b"LSFR":
+            raise ValueError(f"{path}: no frame at byte {offset}")
+        length = struct.unpack_from("<I", data, offset + 20)[0]
+        frames.append(data[offset + 24:offset + 24 + length])
+        offset += 24 + length
+    return frames
+
+
 def camera_frames(rng, frame, noise, quality, count):
     """`count` JPEG frames of one scene (float32 grey), as a camera held still delivers them: each moved by up to a
     pixel, with its own sensor noise (standard deviation `noise`), at JPEG `quality`."""

@@ -1,7 +1,7 @@
-// The cell dump of scripts/seven-segment/compare.sh: reads each frame of a meter recording (scripts/lsrec.py's format,
-// MJPEG frames) with the meter reader in digital mode, the cutout's crop given on the command line, and writes the
-// cells of each reading it reports as 20 x 32 PNG crops (1.3 digit widths by 1.2 heights around the cell, strokes
-// made light), one manifest line per cell on stdout:
+// The cell dump of scripts/seven-segment/compare.sh: reads the frames of one meter (grey PNG crops of the recognizer's
+// cutout, in order, one reader for them all as in a stream) with the meter reader in digital mode, and writes the
+// cells of each reading it reports as 20 x 32 PNG crops (1.3 digit widths by 1.2 heights around the cell, strokes made
+// light), one manifest line per cell on stdout:
 //     <tag> <png> <frame> <cell> <cells in the reading> <reading> <probes' confidence 0-1> <probes' digit>
 // Built with -DLV_METER_CELL_HOOK=lv_meter_cell_hook against the library's sources (meter_digital.cpp calls it).
 #include "lv_meter.h"
@@ -12,9 +12,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -27,11 +24,10 @@ struct Cell {
 std::vector<Cell> cellsOf[2];  // the last reading of each polarity
 }  // namespace
 
-void lv_meter_cell_hook(const cv::Mat &image, bool lightOnDark, int index, int count, double left, double top,
-                        double width, double height, int digit, double confidence) {
+void lv_meter_cell_hook(const cv::Mat &image, bool lightOnDark, int index, int, double left, double top, double width,
+                        double height, int digit, double confidence) {
     std::vector<Cell> &cells = cellsOf[lightOnDark ? 1 : 0];
     if (index == 0) cells.clear();
-    (void)count;
     const cv::Rect box(int(left - 0.15 * width), int(top - 0.1 * height), int(1.3 * width), int(1.2 * height));
     cv::Mat crop(std::max(1, box.height), std::max(1, box.width), CV_8U);
     for (int y = 0; y < crop.rows; ++y)
@@ -46,27 +42,16 @@ void lv_meter_cell_hook(const cv::Mat &image, bool lightOnDark, int index, int c
 }
 
 int main(int argc, char **argv) {
-    if (argc != 8) {
-        std::fprintf(stderr, "usage: cells RECORDING OUTDIR TAG CROP_X CROP_Y CROP_W CROP_H\n");
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: cells OUTDIR TAG FRAME.png...\n");
         return 2;
     }
-    std::ifstream file(argv[1], std::ios::binary);
-    const std::vector<uint8_t> data((std::istreambuf_iterator<char>(file)), {});
-    const std::string out = argv[2], tag = argv[3];
-    const cv::Rect cutout(std::atoi(argv[4]), std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7]));
+    const std::string out = argv[1], tag = argv[2];
     lv_meter *meter = nullptr;
     if (lv_meter_create(LV_METER_MODE_DIGITAL, &meter) != 0) return 1;
-    // The recording: a 40-byte header, then frames of a 24-byte header ("LSFR", index, timestamp, flags, length).
-    size_t offset = 40;
-    for (int frame = 0; offset + 24 <= data.size(); ++frame) {
-        uint32_t length = 0;
-        std::memcpy(&length, &data[offset + 20], 4);
-        if (offset + 24 + length > data.size()) break;
-        const std::vector<uint8_t> jpeg(data.begin() + long(offset) + 24, data.begin() + long(offset + 24 + length));
-        offset += 24 + length;
-        const cv::Mat image = cv::imdecode(jpeg, cv::IMREAD_GRAYSCALE);
-        if (image.empty()) continue;
-        const cv::Mat crop = image(cutout & cv::Rect(0, 0, image.cols, image.rows)).clone();
+    for (int frame = 0; frame + 3 < argc; ++frame) {
+        const cv::Mat crop = cv::imread(argv[frame + 3], cv::IMREAD_GRAYSCALE);
+        if (crop.empty()) continue;
         cellsOf[0].clear();
         cellsOf[1].clear();
         lv_meter_result result;

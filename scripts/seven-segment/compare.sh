@@ -7,7 +7,8 @@
 # harness (cells.cpp, the library's meter sources built with LV_METER_CELL_HOOK) reads every frame and dumps the cells
 # of each reading with the segment probes' digit, and train.py trains the CNN on its own rendered cells (or loads
 # --load) and compares the two, cell by cell, on the readings whose cells align with the truth's digits. Writes
-# DIR/run/comparison.json; about 25 minutes on 2 cores (5 per seed's meters, 6 for the training).
+# DIR/run/comparison.json; about 15 minutes on 2 cores with --load (per seed, its meters about 2, their cells 1), the
+# training 6 more.
 # Needs python3-opencv and python3-torch (Debian), and a built lumascan (LUMASCAN, else the debug build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,15 +39,6 @@ c++ -std=c++17 -O2 "${includes[@]}" scripts/seven-segment/cells.cpp "${objects[@
     -o "$work/cells" -lopencv_core -lopencv_imgproc -lopencv_imgcodecs -lopencv_dnn -lzbar -lZXing -lpng16 \
     -lturbojpeg -lwebp -ltiff -lgif
 
-# The cutout of eval-meter-digital.py's configuration (CUTOUT) with its crop padding: the crop the recognizer reads.
-read -r cx cy cw ch pad < <(/usr/bin/python3 -c "
-import importlib.util
-spec = importlib.util.spec_from_file_location('digital', 'scripts/eval-meter-digital.py')
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-padding = module.config_document()['viewPluginConfig']['cutoutConfig']['cropPadding']['x']
-print(*module.CUTOUT, padding)")
-crop=($((cx - pad)) $((cy - pad)) $((cw + 2 * pad)) $((ch + 2 * pad)))
 arguments=()
 for seed in $seeds; do
     dir=$work/seed$seed
@@ -54,11 +46,28 @@ for seed in $seeds; do
         bash scripts/eval-meter.sh --digital --seed "$seed" --keep "$dir" --verbose > "$dir.log.partial"
         mv "$dir.log.partial" "$dir.log"
     fi
-    mkdir -p "$dir-cells"
-    # One manifest per recording, the recordings read on every core, then joined in the recordings' order.
-    printf '%s\n' "$dir"/meter-*.lsrec | xargs -P "$(nproc)" -I{} sh -c \
-        'name=$(basename "$1" .lsrec); "$2" "$1" "$3" "$name" $4 > "$3/$name.txt"' _ {} "$work/cells" "$dir-cells" \
-        "${crop[*]}"
+    mkdir -p "$dir-cells" "$dir-frames"
+    # Each recording's frames as the recognizer crops them (eval-meter-digital.py's CUTOUT with its crop padding),
+    # one folder per meter; then one manifest per meter, the meters read on every core, joined in their order.
+    /usr/bin/python3 - "$dir" "$dir-frames" <<'PYTHON'
+import glob, importlib.util, os, sys
+import cv2, numpy as np
+sys.path.insert(0, "scripts")
+import lsrec
+spec = importlib.util.spec_from_file_location("digital", "scripts/eval-meter-digital.py")
+digital = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(digital)
+pad = digital.config_document()["viewPluginConfig"]["cutoutConfig"]["cropPadding"]["x"]
+x, y, w, h = digital.CUTOUT
+for recording in sorted(glob.glob(os.path.join(sys.argv[1], "meter-*.lsrec"))):
+    folder = os.path.join(sys.argv[2], os.path.basename(recording)[:-len(".lsrec")])
+    os.makedirs(folder, exist_ok=True)
+    for i, jpeg in enumerate(lsrec.read_frames(recording)):
+        frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+        cv2.imwrite(os.path.join(folder, f"{i:03d}.png"), frame[y - pad:y + h + pad, x - pad:x + w + pad])
+PYTHON
+    printf '%s\n' "$dir-frames"/meter-* | xargs -P "$(nproc)" -I{} sh -c \
+        'name=$(basename "$1"); "$2" "$3" "$name" "$1"/*.png > "$3/$name.txt"' _ {} "$work/cells" "$dir-cells"
     cat "$dir-cells"/meter-*.txt > "$dir-cells.txt"
     arguments+=(--cells "$dir-cells.txt" --truth "$dir.log")
 done

@@ -14,18 +14,18 @@ Run through scripts/seven-segment/compare.sh, which makes the cells and calls th
     /usr/bin/python3 scripts/seven-segment/train.py --out DIR/run --epochs 14 \
         --cells DIR/seed7-cells.txt --truth DIR/seed7.log --cells DIR/seed11-cells.txt --truth DIR/seed11.log ...
 
-Measured (2026-11-27, seeds 7 / 11 / 23 / 53 of eval-meter-digital.py, 43,576 cells of 3,800 readings): the segment
-probes read 99.82 % of the cells right, the CNN 99.68 % (99.52 % in a first run whose "no digit" class also held
-display edges, which took faint 1s); at the probes' operating point (43,407 cells they are sure of, 12 of them wrong)
-the CNN, keeping as many cells, has 85 wrong. As a second opinion it would contradict 10 of the probes' 12 sure
-wrong cells and 75 sure right ones, and none of the meters the reader misreads is misread for a wrong cell (a point
-missed, a digit lost or added at an end). So the segment-probe reader stays; the CNN's failures are mostly faint
-1s and low-contrast 8s that it cannot tell from an LCD's unlit ghosts without the rest of the row, which the probes
-see (they compare each segment with the row's lit level).
+Measured (2026-11-28, the reader as committed, seeds 7 / 11 / 23 / 53 of eval-meter-digital.py, 43,964 cells): the
+segment probes read 99.80 % of the cells right, the CNN 99.64 % (a first run whose "no digit" class also held display
+edges, which took faint 1s, did worse); at the probes' operating point (43,790 cells they are sure of, 20 of them
+wrong) the CNN, keeping as many cells, has 92 wrong. As a second opinion it would contradict 18 of the probes' 20 sure
+wrong cells and 91 sure right ones, and none of the meters the reader misreads is misread for a wrong cell (a point
+missed, a digit lost or added at an end). So the segment-probe reader stays; the CNN's failures are mostly faint 1s
+and low-contrast 8s that it cannot tell from an LCD's unlit ghosts without the rest of the row, which the probes see
+(they compare each segment with the row's lit level).
 
 --cells names manifests of cells dumped by the reader (one line per cell: meter, crop PNG of 20 x 32 pixels with the
 strokes made light, frame, cell index, cells in the reading, the reading, the probes' confidence 0-1, the probes'
-digit, the reported confidence), --truth the eval-meter-digital.py logs of the same recordings ("meter N STYLE: truth
+digit), --truth the eval-meter-digital.py logs of the same recordings ("meter N STYLE: truth
 T"). Only readings with as many cells as the truth has digits are compared (their cells align with the truth's
 digits); a reading with a cell too many or too few is the cell finder's failure, not the classifier's.
 
@@ -74,8 +74,8 @@ def segment_polygon(name, w, h, t, gap, shape):
     if shape == "rect":
         # Square ends that overlap at the corners the way a block font's strokes do.
         x0, y0, x1, y1 = x0 - ux * half * 0.9, y0 - uy * half * 0.9, x1 + ux * half * 0.9, y1 + uy * half * 0.9
-    points = [(x0 + nx * half + ux * tip, y0 + ny * half + uy * tip), (x1 + nx * half - ux * tip, y1 + ny * half - uy * tip),
-              (x1, y1), (x1 - nx * half - ux * tip, y1 - ny * half - uy * tip),
+    points = [(x0 + nx * half + ux * tip, y0 + ny * half + uy * tip),
+              (x1 + nx * half - ux * tip, y1 + ny * half - uy * tip), (x1, y1), (x1 - nx * half - ux * tip, y1 - ny * half - uy * tip),
               (x0 - nx * half + ux * tip, y0 - ny * half + uy * tip), (x0, y0)]
     return np.array(points, np.float64)
 
