@@ -110,6 +110,14 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         Reading counter, counters[3];  // [0], [1]: by polarity (light on dark); [2]: drums of both polarities
         for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
             if (!haveDrums[lightOnDark] || fit[lightOnDark] < fit[1 - lightOnDark] - 0.1) continue;
+            // After a sure seven-segment reading, a counter reading can win below only with more than twice its
+            // digits unless its whole digits fit the drum templates; a row of drums that fits them less and holds
+            // no more than twice as many drums is not read (the digit network's windows are most of a counter
+            // reading's cost, and a seven-segment display's row is found as drums too).
+            const DrumRow &row = drums[lightOnDark];
+            if (m.mode == LV_METER_MODE_AUTO && sure && fit[lightOnDark] < kCounterFit &&
+                row.hi - row.lo + 1 <= 2 * best.count)
+                continue;
             readCounterRow(m, lightOnDark != 0, drums[lightOnDark], counters[lightOnDark]);
             const Reading &read = counters[lightOnDark];
             if (read.count > 0 && (counter.count == 0 || read.score > counter.score)) counter = read;

@@ -426,7 +426,11 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough) {
         drums.quality = std::max(fit[0], fit[1]) / std::max(1, count);
     }
     // A drum beyond the whole digits (caught mid-roll) must hold strokes as wide as a digit's, centred in its cell,
-    // that match the strip well: the counter's frame beside the last drum does not.
+    // that match the strip well: the counter's frame beside the last drum does not. The digit network is asked too,
+    // except on a search that is not thorough (after a sure seven-segment reading) for digits that fit the templates
+    // less than a counter's: such a row is read only when it holds many drums (lv_meter_read), and the network's
+    // window is what the extension costs.
+    const bool askNetwork = thorough || drums.quality >= kCounterFit;
     auto drum = [&](int k) {
         const double cx = origin + k * pitch;
         cv::Rect r(int(cx - 0.5 * pitch), int(row.centre + row.shift(cx) - 0.7 * h), int(pitch), int(1.4 * h));
@@ -436,7 +440,7 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough) {
         // The digit network knows a drum from the window's edge, the plate or two half drums (its "no digit"
         // class) whatever the font: a drum it sees clearly is one, even where the stroke map shows the photograph's
         // own edges around the digit.
-        if (viewDrum(m, cx, row.centre + row.shift(cx), h).clarity >= kDrumClarity) return true;
+        if (askNetwork && viewDrum(m, cx, row.centre + row.shift(cx), h).clarity >= kDrumClarity) return true;
         cv::reduce(binary(r), m.boxed, 0, cv::REDUCE_MAX);
         const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
         int left = -1, right = -1;
