@@ -51,6 +51,32 @@ extern "C" int lv_meter_templates(int font, const uint8_t **pixels) {
     return 0;
 }
 
+namespace {
+
+/// Writes `best` (working pixels) into `result` (the crop's pixels, `width` x `height`); returns its digit count.
+int report(const lv_meter &m, const Reading &best, int width, int height, lv_meter_result *result) {
+    if (best.count == 0) return 0;
+    const double back = 1 / m.scale;  // working pixels to image pixels
+    result->digit_count = best.count;
+    result->decimal_after = best.decimalAfter;
+    result->mode = best.mode;
+    result->light_on_dark = best.lightOnDark;
+    std::memcpy(result->digits, best.digits, sizeof result->digits);
+    std::memcpy(result->confidence, best.confidence, sizeof result->confidence);
+    result->reading_confidence = best.readingConfidence;
+    result->ambiguous = best.ambiguous;
+    cv::Rect box(int(std::floor(best.box.x * back)), int(std::floor(best.box.y * back)),
+                 int(std::ceil(best.box.width * back)), int(std::ceil(best.box.height * back)));
+    box &= cv::Rect(0, 0, width, height);
+    result->box_x = box.x;
+    result->box_y = box.y;
+    result->box_width = box.width;
+    result->box_height = box.height;
+    return best.count;
+}
+
+}  // namespace
+
 extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, int height, size_t stride,
                              lv_meter_result *result) {
     if (!meter || !luma || !result || width <= 0 || height <= 0 || stride < size_t(width)) return -EINVAL;
@@ -63,6 +89,13 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         m.grey = cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(luma), stride);
         prepare(m);
         Reading best, candidate;
+        // Counter mode: the counter the last frame read, read again where it was (trackCounter); the search below
+        // only when that is not sure.
+        if (m.mode == LV_METER_MODE_COUNTER && trackCounter(m, best)) {
+            rememberRow(m, best);
+            result->tracked = 1;
+            return report(m, best, width, height, result);
+        }
         DrumRow drums[2];
         bool haveDrums[2] = {false, false};
         Reading digital[2];
@@ -158,24 +191,7 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
             // above, or one that is unsure.
             keepBetter(best, counter);
         if (m.mode == LV_METER_MODE_COUNTER) rememberRow(m, best);
-        if (best.count == 0) return 0;
-        const double back = 1 / m.scale;  // working pixels to image pixels
-        result->digit_count = best.count;
-        result->decimal_after = best.decimalAfter;
-        result->mode = best.mode;
-        result->light_on_dark = best.lightOnDark;
-        std::memcpy(result->digits, best.digits, sizeof result->digits);
-        std::memcpy(result->confidence, best.confidence, sizeof result->confidence);
-        result->reading_confidence = best.readingConfidence;
-        result->ambiguous = best.ambiguous;
-        cv::Rect box(int(std::floor(best.box.x * back)), int(std::floor(best.box.y * back)),
-                     int(std::ceil(best.box.width * back)), int(std::ceil(best.box.height * back)));
-        box &= cv::Rect(0, 0, width, height);
-        result->box_x = box.x;
-        result->box_y = box.y;
-        result->box_width = box.width;
-        result->box_height = box.height;
-        return best.count;
+        return report(m, best, width, height, result);
     });
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace lv_meter_detail {
@@ -98,7 +99,7 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     out.count = count;
     out.box = cv::Rect(int(drums.origin + lo * drums.pitch - drums.pitch / 2), int(row.top), int(count * drums.pitch),
                        int(h));
-    out.place = RowPlace{row.centre, h, row.slope, row.x0};
+    out.place = RowPlace{row.centre, h, row.slope, row.x0, drums.pitch, drums.origin + lo * drums.pitch};
     out.finish();
     out.score = float(sum);
     return GridVerdict::read;
@@ -422,6 +423,7 @@ void rememberRow(lv_meter &m, const Reading &best) {
         m.prior = best.place;
         m.priorAge = 0;
         m.priorSize = m.smooth.size();
+        m.priorReading = best;
     } else if (m.priorAge >= 0 && ++m.priorAge > kPriorFrames) {
         m.priorAge = -1;
     }
@@ -438,6 +440,34 @@ const DrumRow *priorRow(lv_meter &m) {
     row.slope = m.prior.slope;
     row.x0 = m.prior.x0;
     return &m.priorDrums;
+}
+
+bool trackCounter(lv_meter &m, Reading &out) {
+    // Only right after a frame that read the counter (a camera held on a meter moves little from one frame to the
+    // next), on the same grid: the drums' windows and the grid's checks beside and between them, a tenth of a search.
+    // A grid the camera has moved off reads fewer drums, a digit beyond an end or between two drums, or unsure drums.
+    // The grid alone skips what the search weighs (the other polarity's disputes, other grids and window sizes), so
+    // it only confirms the last reading, at no more than its confidence: it never makes a reading surer than the
+    // search did, and a drum that rolls on or a camera that moves sends the frame to the search.
+    const Reading &last = m.priorReading;
+    if (m.priorAge != 0 || m.priorSize != m.smooth.size() || m.prior.pitch <= 0 || last.count < kMinDrums ||
+        last.readingConfidence < kTrackedDrums)
+        return false;
+    if (!priorRow(m)) return false;
+    DrumRow &drums = m.priorDrums;
+    drums.pitch = m.prior.pitch;
+    drums.origin = m.prior.first;
+    drums.lo = 0;
+    drums.hi = last.count - 1;
+    if (readCounter(m, last.lightOnDark, drums, out) != GridVerdict::read || out.count != last.count ||
+        out.readingConfidence < kTrackedDrums || std::strcmp(out.digits, last.digits) != 0)
+        return false;
+    for (int i = 0; i < out.count; ++i) out.confidence[i] = std::min(out.confidence[i], last.confidence[i]);
+    out.ambiguous |= last.ambiguous;
+    const float score = out.score;
+    out.finish();
+    out.score = score;
+    return true;
 }
 
 void keepBetter(Reading &best, const Reading &candidate) {

@@ -157,6 +157,10 @@ constexpr int kMinDrums = kMinDigits;
 
 /// A counter reading whose least sure drum is at least this sure (percent) is not read again on another grid.
 constexpr double kSureDrums = 90;
+/// Tracking (trackCounter) follows a reading whose least sure drum is this sure, and takes the grid's new reading when
+/// it is as sure. At kSureDrums (90) a 7 the search read as a 1 at 90 % was confirmed frame after frame into a
+/// completed misread (MeterRealDigitCounterTests), where the searches of the next frames disagree.
+constexpr double kTrackedDrums = 95;
 
 /// Digit-row search results, in working-image pixels.
 struct Blob {
@@ -192,6 +196,7 @@ struct SlantPixel {
 /// Where a row of digits lies, without its blobs (copied from frame to frame without allocating).
 struct RowPlace {
     double centre = 0, height = 0, slope = 0, x0 = 0;
+    double pitch = 0, first = 0;  // a counter reading's drum pitch and its first drum's centre (0 otherwise)
 };
 
 /// One reading in progress.
@@ -315,6 +320,7 @@ struct lv_meter {
     // of priorSize, scanned in a frame whose own stroke maps show no row (rememberRow, priorRow).
     lv_meter_detail::RowPlace prior;
     int priorAge = -1;
+    lv_meter_detail::Reading priorReading;  // the remembered reading (trackCounter confirms it)
     cv::Size priorSize;
     DrumRow priorDrums;
     // Counter reader: the digit network's clarity and digit mass along a row and the steps between its peaks
@@ -431,6 +437,11 @@ void withdrawDisputed(Reading &reading, const Reading &other);
 void rememberRow(lv_meter &m, const Reading &best);
 /// The remembered row as drums to scan (m.priorDrums), or nullptr when there is none for a working image of this size.
 const DrumRow *priorRow(lv_meter &m);
+/// Tracking: when the last frame read a counter surely enough to remember it (rememberRow), its drums read again on the
+/// same grid, into `out`. True when that reading has the last one's digits and is sure (kTrackedDrums): then the
+/// frame needs no search, and `out` keeps the last reading's confidences where they are lower (the full search
+/// weighed more than this grid). False otherwise, and the frame is searched in full.
+bool trackCounter(lv_meter &m, Reading &out);
 /// Keeps `candidate` when it beats `best`: the higher reading confidence, then the higher total.
 void keepBetter(Reading &best, const Reading &candidate);
 

@@ -53,12 +53,16 @@ public struct MeterReading: Hashable, Sendable {
     public var cropPNG: [UInt8]?
     /// LumaScan's index of the frame read.
     public var frameIndex: UInt64
+    /// Whether the counter reader confirmed the last frame's reading on its drums' grid instead of searching the
+    /// frame (counter mode, right after a reading of which every drum was at least 90 % sure; its confidences are
+    /// then at most the last frame's, so a confirmation never makes a reading surer than the search did).
+    public var tracked: Bool
 
     /// Creates a reading.
     public init(
         text: String, digitConfidences: [Double], confidence: Double, reader: Reader?, lightOnDark: Bool, cutout: Rect,
         crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64,
-        ambiguousDigits: [Int] = []
+        ambiguousDigits: [Int] = [], tracked: Bool = false
     ) {
         self.text = text
         self.digitConfidences = digitConfidences
@@ -72,6 +76,7 @@ public struct MeterReading: Hashable, Sendable {
         self.status = status
         self.cropPNG = cropPNG
         self.frameIndex = frameIndex
+        self.tracked = tracked
     }
 }
 

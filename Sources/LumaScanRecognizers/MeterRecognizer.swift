@@ -131,6 +131,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
                 "frame": "\(metadata.index)", "reading": "\(reading.text)", "status": "\(reading.status)",
                 "confidences": "\(reading.digitConfidences.map { Int($0) })",
                 "ambiguous": "\(reading.ambiguousDigits)", "lightOnDark": "\(reading.lightOnDark)",
+                "tracked": "\(reading.tracked)",
             ])
         if reading.status == .completed {
             reading.cropPNG = encodePNG(crop)
@@ -271,6 +272,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             reader: count > 0 ? reader : nil,
             lightOnDark: result.light_on_dark != 0, cutout: geometry.cutout, crop: crop, digitBounds: bounds,
             status: .noDigits, cropPNG: nil, frameIndex: 0,
-            ambiguousDigits: (0..<digits.count).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 })
+            ambiguousDigits: (0..<digits.count).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 },
+            tracked: result.tracked != 0)
     }
 }

@@ -44,6 +44,9 @@ typedef struct lv_meter_result {
     /// Bit i set: digit i is a roller counter's drum caught between two digits that the carry rule cannot explain
     /// (lv_meter_digits.h, lv_drum_reading.ambiguous), so neither digit can be told, whatever its confidence.
     uint32_t ambiguous;
+    /// 1 when the reading confirms the last frame's counter reading on its drums' grid, read again without a search
+    /// (counter mode, right after a sure reading; its confidences are at most the last frame's), else 0.
+    int32_t tracked;
 } lv_meter_result;
 
 /// A meter reader: the mode, scratch images and digit templates, reused from frame to frame.
