@@ -39,6 +39,9 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         /// A seven-segment meter display reading ``SyntheticScene/meterText``, inside ``SyntheticScene/meterCutout``,
         /// drawn by ``MeterImageGenerator`` on its own background (the scene's background only decides the noise).
         case meter
+        /// A roller counter (drums of DejaVu Sans Mono digits) reading ``SyntheticScene/counterText``, inside
+        /// ``SyntheticScene/meterCutout``, drawn as ``meter`` is.
+        case counter
     }
 
     /// The frame sizes benchmarks measure.
@@ -55,6 +58,8 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
     public static let secureQRText = secureQRIssuer + "BENCH42"
     /// The meter's reading.
     public static let meterText = "04719.3"
+    /// What the counter reads.
+    public static let counterText = "047193"
     /// Where the meter is: the cutout a meter recognizer must be given for these frames (9:4, 80 % of the width,
     /// centred, with 24 px of crop padding).
     public static let meterCutout = CutoutConfiguration(
@@ -101,6 +106,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         case .qr: (.qrCode, Self.qrText)
         case .secureQR: (.qrCode, Self.secureQRText)
         case .meter: (nil, Self.meterText)
+        case .counter: (nil, Self.counterText)
         }
     }
 
@@ -170,7 +176,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
                 pixels: code.image.pixels.map { UInt8((20 + 230 * Double($0) / 255).rounded()) })
             canvas.paste(
                 printed, x: Int(centre.x) - printed.width / 2, y: Int(centre.y) - printed.height / 2)
-        case .meter:
+        case .meter, .counter:
             return try drawMeter(on: canvas)
         }
         canvas.blur(sigma: 0.7)
@@ -207,8 +213,9 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         }
         let frameSize = Size(width: width, height: height)
         let cutout = Self.meterCutout.geometry(frameSize: frameSize).cutout
-        var meter = generator.sample(seed: 7, kind: .digital, frameSize: frameSize, cutout: cutout).clean()
-            .withText(Self.meterText)
+        let counter = code == .counter
+        var meter = generator.sample(seed: 7, kind: counter ? .counter : .digital, frameSize: frameSize, cutout: cutout)
+            .clean().withText(counter ? Self.counterText : Self.meterText)
         meter.parameters.noise = background == .noisy ? Float(Self.noiseSigma) : 0
         generator.render(meter, into: canvas.image)
         return canvas.image

@@ -62,6 +62,19 @@ struct SyntheticSceneTests {
             "\(texts): \(recognizer.lastReading.map { "\($0.text) \($0.digitConfidences)" } ?? "nothing")")
     }
 
+    @Test("the counter scene reads as its text in counter mode", arguments: [480, 1080])
+    func counterScene(height: Int) throws {
+        let width = SyntheticScene.sizes.first { $0.height == height }?.width ?? 0
+        let scene = SyntheticScene(width: width, height: height, background: .noisy, code: .counter)
+        let recognizer = try MeterRecognizer(
+            configuration: MeterConfiguration(scanMode: .counterMeter), cutout: SyntheticScene.meterCutout,
+            logger: Self.logger)
+        let texts = try Self.read(scene, with: recognizer)
+        #expect(
+            texts == [SyntheticScene.counterText],
+            "\(texts): \(recognizer.lastReading.map { "\($0.text) \($0.digitConfidences)" } ?? "nothing")")
+    }
+
     @Test("the meter recognizer reads nothing in scenes without a meter", arguments: SyntheticScene.Background.allCases)
     func noMeter(background: SyntheticScene.Background) throws {
         for (width, height) in SyntheticScene.sizes {

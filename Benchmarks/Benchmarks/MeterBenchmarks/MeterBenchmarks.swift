@@ -2,6 +2,9 @@
 // 1920x1080 on noisy (σ 4) and flat frames with a seven-segment meter in SyntheticScene.meterCutout and without one,
 // against raw zbar with its defaults on the same frame, for scale (see RecognizerSuite.swift for the two benchmarks
 // per frame). The recognizer is reset after each completion (every third frame), so every frame is read in full.
+// Roller counters (SyntheticScene.Code.counter, DejaVu drums) are read in counter mode: of each three frames the
+// first searches, the next two confirm its reading on the drums' grid (tracking), and the third completes, encoding
+// the crop as PNG.
 import Benchmark
 import BenchmarkFrames
 import LumaScan
@@ -16,6 +19,14 @@ let benchmarks: @Sendable () -> Void = {
                 try RecognizerStream(scene: scene, zbarSymbologies: nil, resetOnCompletion: true) { logger in
                     try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
                 }
+            }
+        }
+        let scene = SyntheticScene(width: 1920, height: 1080, background: background, code: .counter)
+        registerRecognizerBenchmarks(name: "counter-\(scene.name)") {
+            try RecognizerStream(scene: scene, zbarSymbologies: nil, resetOnCompletion: true) { logger in
+                try MeterRecognizer(
+                    configuration: MeterConfiguration(scanMode: .counterMeter), cutout: SyntheticScene.meterCutout,
+                    logger: logger)
             }
         }
     }
