@@ -53,6 +53,15 @@ extern "C" int lv_meter_templates(int font, const uint8_t **pixels) {
 
 namespace {
 
+/// Auto mode: whether a counter reading of `digits` digits, whose whole digits fit the drum templates by `fit`, may
+/// replace the seven-segment reading `digital` (`sure`: of several digits, each confident). Printed digits that match
+/// the templates this well are a counter, whatever the seven-segment reader made of them; so is a row of drums of
+/// which the seven-segment reader found less than half (a bar between drums reads as a 1). But a sure seven-segment
+/// reading gives way only to more digits: thick segments match some printed digit nearly as well as a counter's do.
+bool counterOverrules(double fit, int digits, const Reading &digital, bool sure) {
+    return (fit >= kCounterFit || 2 * digital.count < digits) && (!sure || digits > digital.count);
+}
+
 /// Writes `best` (working pixels) into `result` (the crop's pixels, `width` x `height`); returns its digit count.
 int report(const lv_meter &m, const Reading &best, int width, int height, lv_meter_result *result) {
     if (best.count == 0) return 0;
@@ -140,16 +149,17 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         // Of the two, the reading with the larger total confidence: the wrong polarity reads the gaps between drums,
         // which rarely give more than a few digits, each less sure; its least sure digit says nothing about how
         // many it missed (a confident "98" beside a confident "298499").
+        const double counterFit = std::max(fit[0], fit[1]);
         Reading counter, counters[3];  // [0], [1]: by polarity (light on dark); [2]: drums of both polarities
         for (int lightOnDark = 0; lightOnDark < 2; ++lightOnDark) {
             if (!haveDrums[lightOnDark] || fit[lightOnDark] < fit[1 - lightOnDark] - 0.1) continue;
-            // After a sure seven-segment reading, a counter reading can win below only with more than twice its
-            // digits unless its whole digits fit the drum templates; a row of drums that fits them less and holds
-            // no more than twice as many drums is not read (the digit network's windows are most of a counter
-            // reading's cost, and a seven-segment display's row is found as drums too).
+            // After a sure seven-segment reading, a row of drums that could not overrule it (counterOverrules) even
+            // if every drum of its grid were read is not read: the digit network's windows are most of a counter
+            // reading's cost, and a seven-segment display's row is found as drums too. (Only a row that fits the
+            // templates less is left out: one that fits them may be regridded to more drums.)
             const DrumRow &row = drums[lightOnDark];
-            if (m.mode == LV_METER_MODE_AUTO && sure && fit[lightOnDark] < kCounterFit &&
-                row.hi - row.lo + 1 <= 2 * best.count)
+            if (m.mode == LV_METER_MODE_AUTO && sure && counterFit < kCounterFit &&
+                !counterOverrules(counterFit, row.hi - row.lo + 1, best, sure))
                 continue;
             readCounterRow(m, lightOnDark != 0, drums[lightOnDark], counters[lightOnDark]);
             const Reading &read = counters[lightOnDark];
@@ -176,14 +186,9 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         // Another reading that puts another digit where the chosen one reads a drum disputes that drum (each reading
         // that agrees, the chosen one included, disputes nothing).
         for (const Reading &other : counters) withdrawDisputed(counter, other);
-        // Auto mode: printed digits that match the drum templates this well are a counter, whatever the
-        // seven-segment reader made of them; so is a row of drums of which the seven-segment reader found less than
-        // half (a bar between drums reads as a 1); otherwise the more confident reading wins. But a confident
-        // seven-segment reading of several digits gives way only to a counter reading of more digits: thick
-        // segments match some printed digit nearly as well as a counter's digits do.
-        const double counterFit = std::max(fit[0], fit[1]);
-        if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 &&
-            (counterFit >= kCounterFit || 2 * best.count < counter.count) && (!sure || counter.count > best.count))
+        // Auto mode: the counter reading when it overrules the seven-segment one (counterOverrules); otherwise the
+        // more confident reading wins.
+        if (m.mode == LV_METER_MODE_AUTO && counter.count > 0 && counterOverrules(counterFit, counter.count, best, sure))
             best = counter;
         else if (m.mode != LV_METER_MODE_AUTO || best.readingConfidence < kSureDigital)
             // The digit network reads seven-segment digits too, and surely: its confidence says how sure a digit

@@ -420,7 +420,6 @@ void withdrawDisputed(Reading &reading, const Reading &other) {
 void rememberRow(lv_meter &m, const Reading &best) {
     if (best.mode == LV_METER_MODE_COUNTER && best.count >= kMinDrums && best.readingConfidence >= kPriorConfidence &&
         best.place.height > 0) {
-        m.prior = best.place;
         m.priorAge = 0;
         m.priorSize = m.smooth.size();
         m.priorReading = best;
@@ -433,12 +432,13 @@ const DrumRow *priorRow(lv_meter &m) {
     if (m.priorAge < 0 || m.priorSize != m.smooth.size()) return nullptr;
     Row &row = m.priorDrums.row;
     row.members.clear();
-    row.centre = m.prior.centre;
-    row.height = m.prior.height;
+    const RowPlace &prior = m.priorReading.place;
+    row.centre = prior.centre;
+    row.height = prior.height;
     row.top = row.centre - row.height / 2;
     row.bottom = row.centre + row.height / 2;
-    row.slope = m.prior.slope;
-    row.x0 = m.prior.x0;
+    row.slope = prior.slope;
+    row.x0 = prior.x0;
     return &m.priorDrums;
 }
 
@@ -450,13 +450,12 @@ bool trackCounter(lv_meter &m, Reading &out) {
     // it only confirms the last reading, at no more than its confidence: it never makes a reading surer than the
     // search did, and a drum that rolls on or a camera that moves sends the frame to the search.
     const Reading &last = m.priorReading;
-    if (m.priorAge != 0 || m.priorSize != m.smooth.size() || m.prior.pitch <= 0 || last.count < kMinDrums ||
-        last.readingConfidence < kTrackedDrums)
+    if (m.priorAge != 0 || last.place.pitch <= 0 || last.count < kMinDrums || last.readingConfidence < kTrackedDrums ||
+        !priorRow(m))
         return false;
-    if (!priorRow(m)) return false;
     DrumRow &drums = m.priorDrums;
-    drums.pitch = m.prior.pitch;
-    drums.origin = m.prior.first;
+    drums.pitch = last.place.pitch;
+    drums.origin = last.place.first;
     drums.lo = 0;
     drums.hi = last.count - 1;
     if (readCounter(m, last.lightOnDark, drums, out) != GridVerdict::read || out.count != last.count ||

@@ -316,11 +316,11 @@ struct lv_meter {
     DrumRow mixedDrums;
     bool haveMixedDrums = false;
     Row scanRow;
-    // Counter reader: the row of the last confident counter reading (priorAge frames ago, -1: none) in a working image
-    // of priorSize, scanned in a frame whose own stroke maps show no row (rememberRow, priorRow).
-    lv_meter_detail::RowPlace prior;
+    // Counter reader: the last confident counter reading (priorAge frames ago, -1: none) in a working image of
+    // priorSize: its row is scanned in a frame whose own stroke maps show no row (rememberRow, priorRow), and a sure
+    // one is confirmed on its grid (trackCounter).
+    lv_meter_detail::Reading priorReading;
     int priorAge = -1;
-    lv_meter_detail::Reading priorReading;  // the remembered reading (trackCounter confirms it)
     cv::Size priorSize;
     DrumRow priorDrums;
     // Counter reader: the digit network's clarity and digit mass along a row and the steps between its peaks

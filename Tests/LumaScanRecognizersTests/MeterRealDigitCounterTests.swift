@@ -159,7 +159,7 @@ struct MeterRealDigitCounterTests {
                     // A confirmation: the last frame's digits, right, and no surer than the last frame's reading.
                     let previous = try #require(last, "seed \(seed): the first frame of a counter tracked")
                     #expect(reading.text == previous.text && reading.text == counter.truth, "seed \(seed) \(index)")
-                    #expect(previous.confidence >= 90, "seed \(seed) \(index): tracked after an unsure reading")
+                    #expect(previous.confidence >= 95, "seed \(seed) \(index): tracked after an unsure reading")
                     for (now, before) in zip(reading.digitConfidences, previous.digitConfidences) {
                         #expect(now <= before + 1e-6, "seed \(seed) \(index): surer than the search")
                     }
