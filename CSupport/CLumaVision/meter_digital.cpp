@@ -119,11 +119,12 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         while (right > 1 && !columns[right - 1]) --right;
         b.w = right;
     }
-    // Digit width: the median of the members that are not a narrow "1".
+    // Digit width: the median of the members that are not a narrow "1"; of a row of ones, a usual digit's (digits
+    // are 0.4-0.7 as wide as tall), wide enough that ones a pitch apart are one digit apart.
     m.scratch.clear();
     for (const Blob &b : row.members)
         if (b.w > 0.35 * h) m.scratch.push_back(b.w);
-    const double wd = m.scratch.empty() ? 0.5 * h : median(m.scratch);
+    const double wd = m.scratch.empty() ? kOnesWidth * h : median(m.scratch);
     // Digit pitch: the median step between right edges of neighbours one digit apart.
     m.scratch.clear();
     for (size_t i = 1; i < row.members.size(); ++i) {
@@ -358,9 +359,11 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     // says nothing about the cell. (Before, any stroke refused every digit, and the last digit of a display whose bezel
     // runs close above it was never read.)
     auto clearAboveBelow = [&](double left, bool strict) {
-        const double top = row.top + row.shift(left + wd / 2);
+        // (Measured from the joined blobs' extent, a little beyond the digits': a digit's own blurred edge is no
+        // stroke above or below it.)
+        const double top = row.top + row.shift(left + wd / 2) - row.grown, tall = h + 2 * row.grown;
         for (const double v : {-0.2, 1.05}) {
-            const cv::Rect r = cellRect(left, top, wd, h, 0.1, v, 1.05, v + 0.15) &
+            const cv::Rect r = cellRect(left, top, wd, tall, 0.1, v, 1.05, v + 0.15) &
                                cv::Rect(0, 0, m.binary.cols, m.binary.rows);
             if (r.empty()) return false;
             int across = 0;
@@ -556,7 +559,10 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
 #endif
     bool eights = true;
     for (int i = 0; i < cellCount; ++i) eights = eights && readings[i].digit == 8;
-    const double doubt = partial || cellCount < kMinDigits || eights ? kDoubtful : 1.0;
+    // Strokes that stand out from the ground by only a few grey levels are an unlit display's ghost segments (or the
+    // gaps between them, in the other polarity) or texture: a doubtful reading, whatever the segments spell.
+    const bool faint = lit < kFaintStrokes;
+    const double doubt = partial || cellCount < kMinDigits || eights || faint ? kDoubtful : 1.0;
     for (int i = 0; i < cellCount; ++i) {
         out.digits[i] = char('0' + readings[i].digit);
         out.confidence[i] = float(100 * readings[i].confidence * doubt);
@@ -564,7 +570,10 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     out.count = cellCount;
     // Decimal point: the strongest dot at the baseline in the middle of the gap between two digits, if it is lit and
     // stands out from the unlit points (which LCDs show faintly).
-    const int dot = std::max(1, int(std::lround(std::min(0.07 * h, 0.5 * (pitch - wd)))));
+    // (Looked for from the joined blobs' extent, a little beyond the digits': perspective puts a point at the near
+    // end a little below the row's line.)
+    const double tall = h + 2 * row.grown;
+    const int dot = std::max(1, int(std::lround(std::min(0.07 * tall, 0.5 * (pitch - wd)))));
     cv::boxFilter(m.strokes, m.boxed, -1, cv::Size(dot, dot));
     double dots[LV_METER_MAX_DIGITS] = {};
     double bestDot = 0;
@@ -580,8 +589,9 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // Only the gap's middle: the point is centred in it, and near either digit a stroke of that digit (in a
         // cell placed a little off) would pass for a lit point.
         const double inset = std::min(std::max(dot / 2.0, 0.3 * space), std::max(0.0, (space - 1) / 2));
-        cv::Rect r(int(std::floor(right + inset)), int(std::floor(row.bottom + row.shift(right + space / 2) - 0.2 * h)),
-                   std::max(1, int(std::lround(space - 2 * inset))), std::max(1, int(0.26 * h)));
+        const double bottom = row.bottom + row.grown + row.shift(right + space / 2);
+        cv::Rect r(int(std::floor(right + inset)), int(std::floor(bottom - 0.2 * tall)),
+                   std::max(1, int(std::lround(space - 2 * inset))), std::max(1, int(0.26 * tall)));
         r &= cv::Rect(0, 0, m.boxed.cols, m.boxed.rows);
         if (r.empty()) continue;
         double peak = 0;
@@ -599,6 +609,12 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
                                     cv::Rect(0, 0, m.binary.cols, m.binary.rows);
             const cv::Rect blob = traceBlob(m, cv::Point(r.x + at.x, r.y + at.y), window);
             if (blob.height >= 0.5 * h && blob.x + blob.width > next + 0.3 * wd && blob.x > right - 0.3 * wd) peak = 0;
+        }
+        // A stroke going up from the spot (a digit's lower left corner reaching into the gap, slanted or thick) is
+        // no point: above a point lies the gap. (Not looked at beside it: a point may sit close to either digit.)
+        if (peak > kFaintPoint * lit) {
+            const int x = r.x + at.x, y = int(std::lround(r.y + at.y - (kPointReach * stroke + dot)));
+            if (y >= 0 && m.boxed.at<uint8_t>(y, x) >= kStrokeAbove * peak) peak = 0;
         }
         dots[i] = peak;
         if (peak > bestDot) {

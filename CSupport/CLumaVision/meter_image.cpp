@@ -204,6 +204,8 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
              double maxAspect) {
     const int rows = m.binary.rows, cols = m.binary.cols;
     m.hasBorder = false;
+    row.grown = 0;
+    int joined = 0;  // how far the vertical joining grows each blob above and below
     if (joinSegments) {
         // The display's border (a ring round the digits, or a line of it across the crop): a roll or a tilt brings
         // it within a stroke of the digits at one end, and once the segments are joined vertically they join it and
@@ -243,7 +245,8 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
             m.hasBorder = true;
         }
         cv::threshold(m.borderless, m.borderless, 0, 255, cv::THRESH_BINARY);
-        cv::dilate(m.borderless, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, odd(0.05 * rows))));
+        joined = odd(0.05 * rows) / 2;
+        cv::dilate(m.borderless, m.dilated, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(1, 2 * joined + 1)));
     } else {
         m.binary.copyTo(m.dilated);
     }
@@ -287,10 +290,27 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
     // Again along the tilted row, which on a slightly rotated meter leaves the ends of a long row out of the first
     // pass's band around the seed.
     const double height = row.height, centre = row.centre, slope = row.slope, x0 = row.x0;
-    return collectRow(m, row, joinSegments, [&](const Blob &b) {
-        return std::fabs(b.h - height) <= tolerance * height &&
-               std::fabs(b.cy() - centre - slope * (b.cx() - x0)) <= 0.25 * height;
-    });
+    if (!collectRow(m, row, joinSegments, [&](const Blob &b) {
+            return std::fabs(b.h - height) <= tolerance * height &&
+                   std::fabs(b.cy() - centre - slope * (b.cx() - x0)) <= 0.25 * height;
+        }))
+        return false;
+    // The digits' own extent: the vertical joining grew each blob by half its kernel above and below (a sixth of a
+    // digit that fills a third of the crop's height), which put the probes of the holes and of the top and bottom
+    // segments that far off. The row was found on the grown blobs; its place and its members are the digits'.
+    if (joined > 0 && row.height > 4 * joined) {
+        for (std::vector<Blob> *blobs : {&m.blobs, &row.members})
+            for (Blob &b : *blobs)
+                if (b.h > 2 * joined) {
+                    b.y += joined;
+                    b.h -= 2 * joined;
+                }
+        row.top += joined;
+        row.bottom -= joined;
+        row.height -= 2 * joined;
+        row.grown = joined;
+    }
+    return true;
 }
 
 cv::Rect flood(lv_meter &m, cv::Mat &map, cv::Point seed, uint8_t from, uint8_t to, cv::Rect window, int &area) {

@@ -106,6 +106,18 @@ constexpr double kPointHeight = 0.3;
 /// times the brightest unlit point, may be lit (a small point, blurred, stays fainter than the segments): the reading
 /// is doubtful (kDoubtful).
 constexpr double kFaintPoint = 0.2;
+/// A spot in the gap is a digit's corner, not a decimal point, when the stroke map this far above it (stroke widths,
+/// plus the point's probe) is lit at least kStrokeAbove of the spot's brightness.
+constexpr double kPointReach = 1.2;
+constexpr double kStrokeAbove = 0.5;
+
+/// The digit width the seven-segment reader assumes, as a fraction of the digit height, for a row of ones only.
+constexpr double kOnesWidth = 0.6;
+
+/// A seven-segment reading whose lit level in the stroke map (grey levels above or below the ground) is under this
+/// is doubtful: the ghosts of a blank LCD under glare stand 14-32 levels out, where the displays of
+/// `scripts/eval-meter.sh --digital` read right stand 45 and more.
+constexpr double kFaintStrokes = 36;
 
 /// A doubtful seven-segment cell is read again this fraction of the digit width, and twice that, to either side
 /// (readDigital in meter_digital.cpp): a neighbour's stroke or a lit point reaching into a probe at the cell's edge
@@ -174,6 +186,9 @@ struct Row {
     double top = 0, bottom = 0, height = 0, centre = 0;
     // The row's tilt (a slightly rotated meter): at column x, the row is shifted down by slope * (x - x0).
     double slope = 0, x0 = 0;
+    // How far above and below the digits the blobs the row was found on reached (the seven-segment reader joins each
+    // digit's segments vertically); 0 for a counter's rows.
+    double grown = 0;
     double shift(double x) const { return slope * (x - x0); }
 };
 
