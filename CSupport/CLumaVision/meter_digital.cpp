@@ -626,13 +626,14 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     for (int i = 0; i + 1 < cellCount; ++i)
         if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
     // A small point, blurred, stays fainter than a segment in the stroke map: one that stands far out from the
-    // unlit points may be lit, or not; either way the reading is doubtful. So is a reading with a gap too narrow to
-    // look for a point in, unless a point was found elsewhere: a point missed there makes another number.
+    // unlit points, or is a good part as bright as the segments, may be lit, or not; either way the reading is
+    // doubtful. So is a reading with a gap too narrow to look for a point in, unless a point was found elsewhere: a
+    // point missed there makes another number.
     const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
     const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
-    } else if ((bestAfter > 0 && standsOut) || unseen) {
+    } else if ((bestAfter > 0 && (standsOut || bestDot >= kDoubtfulPoint * lit)) || unseen) {
         for (int i = 0; i < cellCount; ++i) out.confidence[i] *= float(kDoubtful);
     }
     // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the
