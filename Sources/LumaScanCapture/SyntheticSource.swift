@@ -91,7 +91,12 @@ public final class SyntheticSource: FrameSource, @unchecked Sendable {
     public func start() throws {
         stop()
         buffers = (0..<bufferCount).map { _ in
-            UnsafeMutableRawBufferPointer.allocate(byteCount: format.sizeImage, alignment: 64)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: format.sizeImage, alignment: 64)
+            // Written once here, so that every buffer is resident from the start: the free list is a stack, and the
+            // buffers deep in it are first written only when the consumer holds the others (a soak saw a frame's
+            // worth of memory appear, once, minutes into a run, when the machine got busy).
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            return buffer
         }
         heldImage = Array(repeating: -1, count: bufferCount)
         free = Array((0..<bufferCount).reversed())
