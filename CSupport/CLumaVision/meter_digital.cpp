@@ -471,14 +471,50 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // edge beside glare read as a 7 or a 5.
         return solid(r, left) && (r.digit == 1 || clearAboveBelow(left, false));
     };
+    // Every digit but a "1" has a horizontal segment as wide as most of its cell. A cell beyond an end whose strokes
+    // span a narrow band of its columns holds a single upright stroke: left of the cell's middle, where a "1" is not,
+    // or going on through the bands above and below the digits, as a "1" does not, it is the display's bezel close
+    // beside the digits (which lights the probes of every segment it crosses), not a digit. (Beyond a "1", `lost`
+    // still counts it: that "1" may be the same bezel's inner edge.)
+    auto bezel = [&](double left) {
+        const cv::Rect bounds(0, 0, m.binary.cols, m.binary.rows);
+        const double top = row.top + row.shift(left + wd / 2);
+        const cv::Rect c = cellRect(left, top, wd, h, 0.0, 0.0, 1.0, 1.0) & bounds;
+        int first = -1, last = -1, columns = 0;
+        for (int x = c.x; x < c.x + c.width; ++x) {
+            int y = c.y;
+            while (y < c.y + c.height && !m.binary.at<uint8_t>(y, x)) ++y;
+            if (y == c.y + c.height) continue;
+            if (first < 0) first = x;
+            last = x;
+            ++columns;
+        }
+        if (columns == 0 || columns >= 0.45 * wd) return false;
+        if (first + last < 2 * c.x + c.width) return true;
+        const double tall = h + 2 * row.grown;
+        for (const double v : {-0.1, 1.0}) {
+            const cv::Rect band =
+                cv::Rect(first, int(top - row.grown + v * tall), last - first + 1, std::max(1, int(0.1 * tall))) &
+                bounds;
+            int rows = 0;
+            for (int y = band.y; y < band.y + band.height; ++y) {
+                const uint8_t *on = m.binary.ptr<uint8_t>(y);
+                rows += std::any_of(on + band.x, on + band.x + band.width, [](uint8_t p) { return p != 0; });
+            }
+            if (band.empty() || rows < 0.8 * band.height) return false;
+        }
+        return true;
+    };
     // Beyond either end, after the digits found: a cell with lit segments as bright as the digits', no lit hole
     // and nothing above or below it (which the display's edge would have), or a whole pattern other than a "1" (an
     // edge) that no line crosses the bands above and below of (a display's corner, which reads as a 7), is a digit
     // that could not be read. So is a cell with a lit hole that lights a horizontal segment and two
     // more nearly as bright as the digits (kLostLevel): a digit off the cell, after a lit point or where perspective
-    // shrinks the pitch, which would otherwise leave a confident reading one digit short.
-    auto lost = [&](const CellReading &r, double left) {
+    // shrinks the pitch, which would otherwise leave a confident reading one digit short. The display's bezel is
+    // neither.
+    auto lost = [&](const CellReading &r, double left, const CellReading &end) {
         if (r.blank || r.own < 0.6 * lit) return false;
+        if (end.digit != 1 && bezel(left)) return false;
         if (!r.holeLit)
             return (r.exact && r.digit != 1 && r.confidence >= 0.5 && clearAboveBelow(left, false)) ||
                    (r.segments >= 2 && clearAboveBelow(left, true));
@@ -531,13 +567,13 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         readings[0] = r;
         ++cellCount;
     }
-    if (cellCount < LV_METER_MAX_DIGITS && lost(r, at)) partial = true;
+    if (cellCount < LV_METER_MAX_DIGITS && lost(r, at, readings[0])) partial = true;
     while (cellCount < LV_METER_MAX_DIGITS && extendBeyond(cellCount, r, at)) {
         cells[cellCount] = Cell{at, false};
         readings[cellCount] = r;
         ++cellCount;
     }
-    if (cellCount < LV_METER_MAX_DIGITS && lost(r, at)) partial = true;
+    if (cellCount < LV_METER_MAX_DIGITS && lost(r, at, readings[cellCount - 1])) partial = true;
     // A blob on the row's line, about as tall as the digits (a display seen from the side makes its far digits
     // smaller, its near ones larger) and within their band, near the reading but centred outside it, is a digit the
     // reading lacks: one whose cell fell off the grid of pitches (which perspective stretches), or was dropped as no

@@ -52,6 +52,11 @@ import Testing
 ///   the row's height was taken from the grown blobs: for digits a third of the crop's height, a sixth too tall, so
 ///   the probes of the holes reached into the bottom segment and a leading digit read as a lit hole (a "1" then
 ///   read in its place: 143159 at a confidence of 65; 4218, partial). The row's place is now the digits' own.
+/// - seed101-8, 48.834632, and seed101-188, 97029.77 (LCD): the display's bezel runs a pitch beyond the first digit
+///   (and, for seed101-8, beyond the last), a single upright stroke, taller than the digits, that lights the probes
+///   of every segment it crosses; its cell was counted as a digit the reader could not read, and every frame was
+///   partial. A stroke that narrow is a "1" or no digit: left of the cell's middle, or going on above and below the
+///   digits, it is the bezel.
 ///
 /// wide7-M: meter M of `eval-meter.sh --digital --seed 7 --min-width 0.40 --max-roll 10` (issue 17's framing: the
 /// display from 40 % of the cutout's width, rolled up to 10 degrees), frame 0, cropped and halved the same way. The
@@ -103,7 +108,8 @@ struct MeterSevenSegmentCropTests {
             ("seed7-34.png", "68604436"), ("seed53-3.png", "6037.128"), ("seed83-184.png", "88231530"),
             ("seed83-2.png", "087.765"), ("seed71-114-f2.png", "543159"), ("seed71-119-f3.png", "714218"),
             ("wide7-42.png", "97924"), ("wide7-198.png", "560731"), ("wide7-172.png", "943862"),
-            ("wide7-228.png", "721059"), ("wide7-166.png", "547.6"),
+            ("wide7-228.png", "721059"), ("wide7-166.png", "547.6"), ("seed101-8.png", "48.834632"),
+            ("seed101-188.png", "97029.77"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
@@ -142,6 +148,17 @@ struct MeterSevenSegmentCropTests {
         let (text, confidence) = try read("wide7-26.png")
         #expect(text == "9.56" || text == "49.56")
         #expect(text == "49.56" || confidence < Self.supporting, "\(text) at \(confidence)")
+    }
+
+    /// wide11-213, 85713459 (LED, rolled; meter 213 of `eval-meter.sh --digital --seed 11 --min-width 0.40
+    /// --max-roll 10`, frame 0): the inner edge of the display's light bezel, just after the last "9", reads as a
+    /// trailing "1", and the bezel itself lies in the cell beyond it. Taken for the bezel there (as in seed101-8), it
+    /// left 857134591 confident, a misread; a bezel beyond a "1" may be that same bezel's edge, so the reading stays
+    /// partial.
+    @Test("a bezel beyond a trailing \"1\" keeps the reading doubtful: the 1 may be the bezel's own edge")
+    func bezelBeyondOne() throws {
+        let (text, confidence) = try read("wide11-213.png")
+        #expect(text == "85713459" || confidence < Self.supporting, "\(text) at \(confidence)")
     }
 
     /// A cell beyond the digits found whose hole is lit but which lights a horizontal segment and two more, as bright
