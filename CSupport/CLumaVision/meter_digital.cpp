@@ -496,12 +496,13 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             const cv::Rect band =
                 cv::Rect(first, int(top - row.grown + v * tall), last - first + 1, std::max(1, int(0.1 * tall))) &
                 bounds;
+            if (band.empty()) return false;
             int rows = 0;
             for (int y = band.y; y < band.y + band.height; ++y) {
                 const uint8_t *on = m.binary.ptr<uint8_t>(y);
                 rows += std::any_of(on + band.x, on + band.x + band.width, [](uint8_t p) { return p != 0; });
             }
-            if (band.empty() || rows < 0.8 * band.height) return false;
+            if (rows < 0.8 * band.height) return false;
         }
         return true;
     };
