@@ -151,7 +151,17 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // digit, say): one more digit for each pitch or part of one beyond the digit's width. A member taller than
         // the row is a near digit that perspective makes larger, as much wider: split, its left strokes read as a
         // "1" of their own before it.
-        const double near = std::clamp(b.h / h, 1.0, 1.4);
+        // Perspective widens the near end's digits more than the median: a member no wider than 1.25 times its
+        // nearest neighbour of a digit's width (not a "1") is one digit too (a near 6 split as "16").
+        double near = std::clamp(b.h / h, 1.0, 1.4);
+        {
+            const size_t at = size_t(&b - row.members.data());
+            double neighbour = 0;
+            for (const size_t k : {at - 1, at + 1})
+                if (k < row.members.size() && row.members[k].w > 0.35 * h)
+                    neighbour = neighbour > 0 ? std::min(neighbour, double(row.members[k].w)) : row.members[k].w;
+            near = std::max(near, std::min(1.4, neighbour / wd));
+        }
         if (b.w > 1.25 * wd * near) n = 1 + int(std::ceil((b.w - 1.25 * wd * near) / pitch));
         // A near digit, wider than the median one and its strokes as tall as the row, that no other digit was
         // split from, is read from a cell centred on it: one flush with its right edge would leave its left strokes
@@ -444,6 +454,18 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
             readings[i] = readings[runStart + i];
         }
     }
+    // A "1" at either end whose stroke is taller than the digits, or reaches above or below them, is the display's
+    // edge, not a digit: the reading is partial (the bezel's edge before the digits, read as a leading "1": 1364158
+    // for 364158). (A stroke that ends well above the digits' bottom may be a far digit's, perspective making it
+    // smaller than the row: not counted.)
+    for (const int i : {0, cellCount - 1}) {
+        if (readings[i].digit != 1) continue;
+        for (const Blob &b : row.members) {
+            if (b.w > 0.6 * wd || std::fabs(b.x + b.w - (cells[i].left + wd)) > 0.3 * wd) continue;
+            const double top = row.top + row.shift(b.cx());
+            if (b.h > 1.15 * h || b.y < top - 0.1 * h || b.y + b.h > top + 1.15 * h) partial = true;
+        }
+    }
     // A digit at either end whose blob was lost (joined to the display's edge, to glare or to something above or
     // below it) is one pitch beyond the run: a cell there that shows a whole digit pattern as bright as the others
     // is part of the reading (a solid one).
@@ -516,8 +538,11 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     auto lost = [&](const CellReading &r, double left, const CellReading &end) {
         if (r.blank || r.own < 0.6 * lit) return false;
         if (end.digit != 1 && bezel(left)) return false;
+        // (A whole pattern of five segments or more, as bright as the digits, is a digit whatever lies above or below
+        // it: a near digit, larger than the row, reaches into the bands.)
         if (!r.holeLit)
-            return (r.exact && r.digit != 1 && r.confidence >= 0.5 && clearAboveBelow(left, false)) ||
+            return (r.exact && r.segments >= 5 && r.confidence >= 0.5 && r.own >= 0.8 * lit) ||
+                   (r.exact && r.digit != 1 && r.confidence >= 0.5 && clearAboveBelow(left, false)) ||
                    (r.segments >= 2 && clearAboveBelow(left, true));
         return (r.mask & (kA | kD | kG)) && r.segments >= 3 && r.own >= kLostLevel * lit &&
                clearAboveBelow(left, false);
@@ -578,15 +603,38 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     // A blob on the row's line, about as tall as the digits (a display seen from the side makes its far digits
     // smaller, its near ones larger) and within their band, near the reading but centred outside it, is a digit the
     // reading lacks: one whose cell fell off the grid of pitches (which perspective stretches), or was dropped as no
-    // digit. The display's edges reach past the digits' band.
+    // digit. The display's edges reach past the digits' band. So is a blob up to 1.45 times the digits' height,
+    // centred on their line, whose own box, probed as a cell, shows a whole pattern of five segments or more with
+    // both holes dark: a near digit that perspective makes larger than the row (a leading "3" left out of 37443.4).
+    auto largerDigit = [&](const Blob &b, double top) {
+        if (b.h < h || b.h > 1.45 * h || b.w < 0.5 * wd * b.h / h || b.w > 1.4 * wd * b.h / h) return false;
+        if (std::fabs(b.y + 0.5 * b.h - (top + 0.5 * h)) > 0.2 * h + 0.5 * (b.h - h)) return false;
+        const double threshold = 0.5 * lit;
+        int segments = 0;
+        for (int s = 0; s < 7; ++s) {
+            const double *p = segmentProbe[s];
+            if (probe(m, cellRect(b.x, b.y, b.w, b.h, p[0], p[1], p[2], p[3]), p[4] != 0) > threshold)
+                segments |= 1 << s;
+        }
+        if (probe(m, cellRect(b.x, b.y, b.w, b.h, 0.38, 0.27, 0.62, 0.33), true) > threshold ||
+            probe(m, cellRect(b.x, b.y, b.w, b.h, 0.38, 0.67, 0.62, 0.73), true) > threshold)
+            return false;
+        int count = 0;
+        for (int s = 0; s < 7; ++s) count += (segments >> s) & 1;
+        if (count < 5) return false;
+        for (const auto &pattern : kPatterns)
+            if (pattern.segments == segments) return true;
+        return false;
+    };
     {
         const double from = cells[0].left - kStrayPitches * pitch;
         const double to = cells[cellCount - 1].left + wd + kStrayPitches * pitch;
         const double first = cells[0].left, last = cells[cellCount - 1].left + wd;
         for (const Blob &b : m.blobs) {
             const double cx = b.cx(), top = row.top + row.shift(cx);
-            if (b.h < 0.6 * h || b.y < top - 0.12 * h || b.y + b.h > top + 1.12 * h) continue;
-            if ((cx < first && cx > from) || (cx > last && cx < to)) partial = true;
+            if (!((cx < first && cx > from) || (cx > last && cx < to))) continue;
+            if (b.h >= 0.6 * h && b.y >= top - 0.12 * h && b.y + b.h <= top + 1.12 * h) partial = true;
+            else if (largerDigit(b, top)) partial = true;
         }
     }
 #ifdef LV_METER_CELL_HOOK

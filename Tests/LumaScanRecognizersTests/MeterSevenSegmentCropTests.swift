@@ -57,6 +57,9 @@ import Testing
 ///   of every segment it crosses; its cell was counted as a digit the reader could not read, and every frame was
 ///   partial. A stroke that narrow is a "1" or no digit: left of the cell's middle, or going on above and below the
 ///   digits, it is the bezel.
+/// - seed149-114, 6803727 (LCD, perspective, a "6" without its top segment): the near "6" is 1.35 median digits
+///   wide, as wide as its neighbours there, and was split as two digits that touch: a confident leading "1"
+///   (16803727). A member no wider than 1.25 times its nearest neighbour of a digit's width is one digit.
 ///
 /// wide7-M: meter M of `eval-meter.sh --digital --seed 7 --min-width 0.40 --max-roll 10` (issue 17's framing: the
 /// display from 40 % of the cutout's width, rolled up to 10 degrees), frame 0, cropped and halved the same way. The
@@ -109,7 +112,7 @@ struct MeterSevenSegmentCropTests {
             ("seed83-2.png", "087.765"), ("seed71-114-f2.png", "543159"), ("seed71-119-f3.png", "714218"),
             ("wide7-42.png", "97924"), ("wide7-198.png", "560731"), ("wide7-172.png", "943862"),
             ("wide7-228.png", "721059"), ("wide7-166.png", "547.6"), ("seed101-8.png", "48.834632"),
-            ("seed101-188.png", "97029.77"),
+            ("seed101-188.png", "97029.77"), ("seed149-114.png", "6803727"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
@@ -159,6 +162,28 @@ struct MeterSevenSegmentCropTests {
     func bezelBeyondOne() throws {
         let (text, confidence) = try read("wide11-213.png")
         #expect(text == "85713459" || confidence < Self.supporting, "\(text) at \(confidence)")
+    }
+
+    /// seed127-59-f1, 364158 (LED, perspective; frame 1 of meter 59): the inner edge of the display's bezel before the
+    /// "3", a stroke taller than the digits and reaching above them, reads as a leading "1". The reading 1364158 was
+    /// confident in 6 of 8 frames, a misread; a "1" at an end whose stroke goes on past the digits is the display's
+    /// edge, and the reading is partial.
+    @Test("a leading \"1\" taller than the digits, the display's edge, leaves the reading doubtful")
+    func edgeReadAsOne() throws {
+        let (text, confidence) = try read("seed127-59-f1.png")
+        #expect(text == "364158" || confidence < Self.supporting, "\(text) at \(confidence)")
+    }
+
+    /// seed149-177-f3, 37817.43, and seed101-189, 37443.4 (LED, perspective): the leading "3", nearer, is a third
+    /// taller than the row and reaches below its band, so it was no member of the row, its cell one pitch on read
+    /// a partial pattern, and the blob was no stray digit either: 7817.43 and 7443.4, confident misreads. Probed as a
+    /// cell of its own size, the blob shows a whole 3, so the reading is partial.
+    @Test(
+        "a leading digit larger than the row (perspective) that the reading leaves out makes it doubtful",
+        arguments: [("seed149-177-f3.png", "37817.43"), ("seed101-189.png", "37443.4")])
+    func largerLeadingDigit(name: String, truth: String) throws {
+        let (text, confidence) = try read(name)
+        #expect(text == truth || confidence < Self.supporting, "\(text) at \(confidence)")
     }
 
     /// A cell beyond the digits found whose hole is lit but which lights a horizontal segment and two more, as bright
