@@ -663,7 +663,8 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     double dots[LV_METER_MAX_DIGITS] = {};
     double bestDot = 0;
     int bestAfter = -1;
-    bool unseen = false;  // two digits so close that no gap between them shows where a point would be
+    bool dismissed = false;  // a bright spot taken for a digit's corner (kDismissedPoint)
+    bool unseen = false;     // two digits so close that no gap between them shows where a point would be
     for (int i = 0; i + 1 < cellCount; ++i) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
         const double space = next - right;
@@ -699,7 +700,10 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // no point: above a point lies the gap. (Not looked at beside it: a point may sit close to either digit.)
         if (peak > kFaintPoint * lit) {
             const int x = r.x + at.x, y = int(std::lround(r.y + at.y - (kPointReach * stroke + dot)));
-            if (y >= 0 && m.boxed.at<uint8_t>(y, x) >= kStrokeAbove * peak) peak = 0;
+            if (y >= 0 && m.boxed.at<uint8_t>(y, x) >= kStrokeAbove * peak) {
+                dismissed = dismissed || peak >= kDismissedPoint * lit;
+                peak = 0;
+            }
         }
         dots[i] = peak;
         if (peak > bestDot) {
@@ -712,13 +716,13 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
     // A small point, blurred, stays fainter than a segment in the stroke map: one that stands far out from the
     // unlit points, or is a good part as bright as the segments, may be lit, or not; either way the reading is
-    // doubtful. So is a reading with a gap too narrow to look for a point in, unless a point was found elsewhere: a
-    // point missed there makes another number.
+    // doubtful. So is a reading with a gap too narrow to look for a point in, or a bright spot taken for a corner,
+    // unless a point was found elsewhere: a point missed there makes another number.
     const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
     const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
-    } else if ((bestAfter > 0 && (standsOut || bestDot >= kDoubtfulPoint * lit)) || unseen) {
+    } else if ((bestAfter > 0 && (standsOut || bestDot >= kDoubtfulPoint * lit)) || unseen || dismissed) {
         for (int i = 0; i < cellCount; ++i) out.confidence[i] *= float(kDoubtful);
     }
     // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the

@@ -174,6 +174,15 @@ struct MeterSevenSegmentCropTests {
         #expect(text == "364158" || confidence < Self.supporting, "\(text) at \(confidence)")
     }
 
+    /// seed149-98, 1.837 (LCD, glare): the lit point sits right under the "1", which is flush with its cell's right
+    /// edge, and the 1's stroke above it made it a digit's corner, no point: 1837, confident in every frame. A spot
+    /// that bright (0.86 of the lit level) taken for a corner may be a point, so the reading is doubtful.
+    @Test("a bright spot under a digit, taken for its corner, leaves a reading without a point doubtful")
+    func pointUnderOne() throws {
+        let (text, confidence) = try read("seed149-98.png")
+        #expect(text == "1.837" || confidence < Self.supporting, "\(text) at \(confidence)")
+    }
+
     /// seed149-177-f3, 37817.43, and seed101-189, 37443.4 (LED, perspective): the leading "3", nearer, is a third
     /// taller than the row and reaches below its band, so it was no member of the row, its cell one pitch on read
     /// a partial pattern, and the blob was no stray digit either: 7817.43 and 7443.4, confident misreads. Probed as a
