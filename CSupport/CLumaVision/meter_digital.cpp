@@ -261,14 +261,22 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         };
         std::memcpy(segmentProbe, probes, sizeof segmentProbe);
     }
-    // The seven segment probes of the cell whose left edge is at `left`, on the row, into `values`.
-    auto probeCell = [&](double left, double *values) {
-        const double top = row.top + row.shift(left + wd / 2);
-        for (int s = 0; s < 7; ++s) {
-            const double *p = segmentProbe[s];
-            values[s] = probe(m, cellRect(left, top, wd, h, p[0], p[1], p[2], p[3]), p[4] != 0);
+    // A digit's box: the cell whose left edge is at `left`, on the row (cellBox), or a blob's own box.
+    struct Box {
+        double left, top, width, height;
+        cv::Rect part(double u0, double v0, double u1, double v1) const {
+            return cellRect(left, top, width, height, u0, v0, u1, v1);
         }
     };
+    auto cellBox = [&](double left) { return Box{left, row.top + row.shift(left + wd / 2), wd, h}; };
+    // The seven segment probes of a box, into `values`.
+    auto probeBox = [&](const Box &box, double *values) {
+        for (int s = 0; s < 7; ++s) {
+            const double *p = segmentProbe[s];
+            values[s] = probe(m, box.part(p[0], p[1], p[2], p[3]), p[4] != 0);
+        }
+    };
+    auto probeCell = [&](double left, double *values) { probeBox(cellBox(left), values); };
     double value[LV_METER_MAX_DIGITS][7];
     m.values.clear();
     for (int i = 0; i < cellCount; ++i) {
@@ -289,7 +297,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         int mask = 0;      // which are lit (kA ... kG)
         bool blank = false, holeLit = false, exact = false;
     };
-    auto classify = [&](const double *values, double left) {
+    auto classifyBox = [&](const double *values, const Box &box) {
         CellReading r;
         for (int s = 0; s < 7; ++s) r.own = std::max(r.own, values[s]);
         const double level = std::max(0.6 * lit, std::min(lit, r.own));
@@ -321,15 +329,20 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         r.confidence *= clamp01(r.own / (0.6 * lit));  // a digit much fainter than the others is doubtful
         // The two holes of the figure eight (between a, b, g, f and between g, c, d, e) are unlit in every digit:
         // a stroke across either means the cell holds a blob or texture, not a seven-segment digit.
-        const double top = row.top + row.shift(left + wd / 2);
-        const double upperHole = probe(m, cellRect(left, top, wd, h, 0.38, 0.27, 0.62, 0.33), true);
-        const double lowerHole = probe(m, cellRect(left, top, wd, h, 0.38, 0.67, 0.62, 0.73), true);
+        const double upperHole = probe(m, box.part(0.38, 0.27, 0.62, 0.33), true);
+        const double lowerHole = probe(m, box.part(0.38, 0.67, 0.62, 0.73), true);
         r.holeLit = std::max(upperHole, lowerHole) > threshold;
         if (r.holeLit) r.confidence = 0;
         r.blank = segments == 0;
         r.mask = segments;
         for (int s = 0; s < 7; ++s) r.segments += (segments >> s) & 1;
         return r;
+    };
+    auto classify = [&](const double *values, double left) { return classifyBox(values, cellBox(left)); };
+    // A whole pattern of five segments or more, sure and as bright as the digits, with no lit hole: a digit, whatever
+    // lies about it.
+    auto wholeDigit = [&](const CellReading &r) {
+        return !r.holeLit && r.exact && r.segments >= 5 && r.confidence >= 0.5 && r.own >= 0.8 * lit;
     };
     CellReading readings[LV_METER_MAX_DIGITS];
     for (int i = 0; i < cellCount; ++i) readings[i] = classify(value[i], cells[i].at());
@@ -541,7 +554,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         // (A whole pattern of five segments or more, as bright as the digits, is a digit whatever lies above or below
         // it: a near digit, larger than the row, reaches into the bands.)
         if (!r.holeLit)
-            return (r.exact && r.segments >= 5 && r.confidence >= 0.5 && r.own >= 0.8 * lit) ||
+            return wholeDigit(r) ||
                    (r.exact && r.digit != 1 && r.confidence >= 0.5 && clearAboveBelow(left, false)) ||
                    (r.segments >= 2 && clearAboveBelow(left, true));
         return (r.mask & (kA | kD | kG)) && r.segments >= 3 && r.own >= kLostLevel * lit &&
@@ -604,27 +617,15 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     // smaller, its near ones larger) and within their band, near the reading but centred outside it, is a digit the
     // reading lacks: one whose cell fell off the grid of pitches (which perspective stretches), or was dropped as no
     // digit. The display's edges reach past the digits' band. So is a blob up to 1.45 times the digits' height,
-    // centred on their line, whose own box, probed as a cell, shows a whole pattern of five segments or more with
-    // both holes dark: a near digit that perspective makes larger than the row (a leading "3" left out of 37443.4).
+    // centred on their line, whose own box, probed and read as a cell, is a whole digit: a near digit that
+    // perspective makes larger than the row (a leading "3" left out of 37443.4).
     auto largerDigit = [&](const Blob &b, double top) {
         if (b.h < h || b.h > 1.45 * h || b.w < 0.5 * wd * b.h / h || b.w > 1.4 * wd * b.h / h) return false;
         if (std::fabs(b.y + 0.5 * b.h - (top + 0.5 * h)) > 0.2 * h + 0.5 * (b.h - h)) return false;
-        const double threshold = 0.5 * lit;
-        int segments = 0;
-        for (int s = 0; s < 7; ++s) {
-            const double *p = segmentProbe[s];
-            if (probe(m, cellRect(b.x, b.y, b.w, b.h, p[0], p[1], p[2], p[3]), p[4] != 0) > threshold)
-                segments |= 1 << s;
-        }
-        if (probe(m, cellRect(b.x, b.y, b.w, b.h, 0.38, 0.27, 0.62, 0.33), true) > threshold ||
-            probe(m, cellRect(b.x, b.y, b.w, b.h, 0.38, 0.67, 0.62, 0.73), true) > threshold)
-            return false;
-        int count = 0;
-        for (int s = 0; s < 7; ++s) count += (segments >> s) & 1;
-        if (count < 5) return false;
-        for (const auto &pattern : kPatterns)
-            if (pattern.segments == segments) return true;
-        return false;
+        const Box box{double(b.x), double(b.y), double(b.w), double(b.h)};
+        double values[7];
+        probeBox(box, values);
+        return wholeDigit(classifyBox(values, box));
     };
     {
         const double from = cells[0].left - kStrayPitches * pitch;
