@@ -71,7 +71,94 @@ static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
     return box;
 }
 
-void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
+/// The homography that rectifies a display seen from the side, into m.rectification: the lines along the tops and the
+/// bottoms of `row`'s digits bound a trapezoid that it maps onto a rectangle as tall as the digits' mean height, level
+/// about the row's centre. The lines are fitted by least squares to the members as tall as digits (kPerspectiveDigits
+/// or more), then again without those more than a tenth of the row's height off either line (a point joined below a
+/// digit, a "4" or a "7" whose blob ends short of a line). False when the digits are nearly equally tall from end
+/// to end (kMinPerspective), too few, or the lines fit them badly.
+[[gnu::noinline]] static bool findPerspective(lv_meter &m, const Row &row) {
+    double topSlope = 0, topAt0 = 0, bottomSlope = 0, bottomAt0 = 0;
+    // A member's distance from the top line and from the bottom line.
+    auto off = [&](const Blob &b, double &top, double &bottom) {
+        top = b.y - (topAt0 + topSlope * b.cx());
+        bottom = b.y + b.h - (bottomAt0 + bottomSlope * b.cx());
+    };
+    // Fits both lines to the members as tall as digits, and with `trim`, only to those near the lines fitted before;
+    // returns how many it fitted them to (0 when they cannot be fitted).
+    auto fit = [&](bool trim) {
+        double n = 0, sx = 0, sxx = 0, st = 0, sxt = 0, sb = 0, sxb = 0;
+        for (const Blob &b : row.members) {
+            if (b.h < 0.7 * row.height) continue;
+            double top, bottom;
+            off(b, top, bottom);
+            if (trim && std::max(std::fabs(top), std::fabs(bottom)) > 0.1 * row.height) continue;
+            const double x = b.cx();
+            n += 1;
+            sx += x;
+            sxx += x * x;
+            st += b.y;
+            sxt += x * b.y;
+            sb += b.y + b.h;
+            sxb += x * (b.y + b.h);
+        }
+        const double det = n * sxx - sx * sx;
+        if (n < 2 || det <= 1e-9) return 0;
+        topSlope = (n * sxt - sx * st) / det;
+        topAt0 = (st - topSlope * sx) / n;
+        bottomSlope = (n * sxb - sx * sb) / det;
+        bottomAt0 = (sb - bottomSlope * sx) / n;
+        return int(n);
+    };
+    if (fit(false) < kPerspectiveDigits || fit(true) < kPerspectiveDigits - 1) return false;
+    // The ends and the fit, over the members near the lines fitted now.
+    double first = 1e18, last = -1e18, residual = 0;
+    int near = 0;
+    for (const Blob &b : row.members) {
+        double top, bottom;
+        off(b, top, bottom);
+        if (b.h < 0.7 * row.height || std::max(std::fabs(top), std::fabs(bottom)) > 0.1 * row.height) continue;
+        first = std::min(first, b.cx());
+        last = std::max(last, b.cx());
+        residual += top * top + bottom * bottom;
+        ++near;
+    }
+    if (near < kPerspectiveDigits - 1) return false;
+    const double h0 = (bottomAt0 + bottomSlope * first) - (topAt0 + topSlope * first);
+    const double h1 = (bottomAt0 + bottomSlope * last) - (topAt0 + topSlope * last);
+    if (h0 <= 0 || h1 <= 0 || last - first < row.height) return false;
+    const double mean = (h0 + h1) / 2;
+    if (std::fabs(h1 - h0) < kMinPerspective * mean || std::sqrt(residual / (2 * near)) > 0.08 * mean) return false;
+    const double centre = ((topAt0 + bottomAt0) + (topSlope + bottomSlope) * (first + last) / 2) / 2;
+    const cv::Point2d from[4] = {{first, topAt0 + topSlope * first},
+                                 {last, topAt0 + topSlope * last},
+                                 {last, bottomAt0 + bottomSlope * last},
+                                 {first, bottomAt0 + bottomSlope * first}};
+    const cv::Point2d to[4] = {
+        {first, centre - mean / 2}, {last, centre - mean / 2}, {last, centre + mean / 2}, {first, centre + mean / 2}};
+    // The homography's eight unknowns from the four corners (cv::getPerspectiveTransform's system, solved on the
+    // stack: it returns a cv::Mat, which allocates).
+    cv::Matx<double, 8, 8> a;
+    cv::Vec<double, 8> b;
+    for (int i = 0; i < 4; ++i) {
+        const double x = from[i].x, y = from[i].y, u = to[i].x, v = to[i].y;
+        const double rowU[8] = {x, y, 1, 0, 0, 0, -u * x, -u * y}, rowV[8] = {0, 0, 0, x, y, 1, -v * x, -v * y};
+        for (int k = 0; k < 8; ++k) {
+            a(i, k) = rowU[k];
+            a(i + 4, k) = rowV[k];
+        }
+        b[i] = u;
+        b[i + 4] = v;
+    }
+    const cv::Vec<double, 8> h = a.solve(b, cv::DECOMP_LU);
+    m.rectification = cv::Matx33d(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1);
+    return true;
+}
+
+/// Reads the seven-segment row of the current binary map into `out`; `perspective` says whether its digits show a
+/// display seen from the side (findPerspective). With `rectify`, only such a row is read, from the working image
+/// rectified.
+static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, bool &perspective) {
     out = Reading();
     out.mode = LV_METER_MODE_DIGITAL;
     out.lightOnDark = lightOnDark;
@@ -81,11 +168,25 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     // (the other polarity and the counter reader start from the image as it was).
     struct Restore {
         lv_meter &m;
-        bool swapped = false;
+        bool swapped = false, rectified = false;
         ~Restore() {
             if (swapped) std::swap(m.smooth, m.upright);
+            if (rectified) std::swap(m.smooth, m.rectified);
         }
     } restore{m};
+    // A display seen from the side, read rectified (findPerspective): its far digits as tall as its near ones, on one
+    // level row.
+    perspective = findPerspective(m, row);
+    if (rectify) {
+        if (!perspective) return;
+        cv::warpPerspective(m.smooth, m.rectified, m.rectification, m.smooth.size(), cv::INTER_LINEAR,
+                            cv::BORDER_REPLICATE);
+        std::swap(m.smooth, m.rectified);
+        restore.rectified = true;
+        strokeMap(m, lightOnDark, odd(0.6 * m.smooth.rows), 0);
+        binarise(m);
+        if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    }
     const double slant = findSlant(m, row);
     if (std::fabs(slant) >= kMinSlant) {
         const double yc = (row.top + row.bottom) / 2;
@@ -725,6 +826,7 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
         out.decimalAfter = bestAfter;
     } else if ((bestAfter > 0 && (standsOut || bestDot >= kDoubtfulPoint * lit)) || unseen || dismissed) {
         for (int i = 0; i < cellCount; ++i) out.confidence[i] *= float(kDoubtful);
+        out.pointUnseen = unseen;
     }
     // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the
     // right polarity, small for the wrong one (which finds the gaps between segments).
@@ -756,10 +858,42 @@ void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
     }
     out.box = cv::Rect(int(cells[0].left), int(row.top), int(cells[cellCount - 1].left + wd - cells[0].left),
                        int(h));
+    if (restore.rectified) {
+        // Back from the rectified image: the box around the digits' corners as the camera saw them.
+        const cv::Matx33d back = m.rectification.inv();
+        double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+        for (int corner = 0; corner < 4; ++corner) {
+            const cv::Vec3d p = back * cv::Vec3d(out.box.x + (corner & 1 ? out.box.width : 0),
+                                                 out.box.y + (corner & 2 ? out.box.height : 0), 1);
+            x0 = std::min(x0, p[0] / p[2]);
+            y0 = std::min(y0, p[1] / p[2]);
+            x1 = std::max(x1, p[0] / p[2]);
+            y1 = std::max(y1, p[1] / p[2]);
+        }
+        out.box = cv::Rect(int(std::floor(x0)), int(std::floor(y0)), int(std::ceil(x1 - x0)), int(std::ceil(y1 - y0)));
+    }
     out.finish();
     double sum = 0;
     for (int i = 0; i < out.count; ++i) sum += out.confidence[i];
     out.score = float(sum);
+}
+
+void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
+    bool perspective = false;
+    readRow(m, lightOnDark, out, false, perspective);
+    // A display seen from the side whose reading is not sure is read again rectified, from the stroke map the caller
+    // made (the first reading changed it), and the surer reading is kept. Perspective makes its far digits smaller
+    // than the near ones and tilts its row: an end digit falls out of the row's band.
+    if (!perspective || out.readingConfidence >= kSureDigital) return;
+    strokeMap(m, lightOnDark, odd(0.6 * m.smooth.rows), 0);
+    binarise(m);
+    Reading rectified;
+    readRow(m, lightOnDark, rectified, true, perspective);
+    // Digits that touch in the camera's image, with no gap to look for a point in, do not show one rectified: the
+    // resampled image parts them, but the point hidden between them stays hidden (99.54966 read 9954966). A reading
+    // there without a point stays doubtful.
+    if (out.pointUnseen && rectified.decimalAfter < 0 && !rectified.pointUnseen) rectified.doubt(float(kDoubtful));
+    keepBetter(out, rectified);
 }
 
 }  // namespace lv_meter_detail

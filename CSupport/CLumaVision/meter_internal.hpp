@@ -59,6 +59,13 @@ constexpr double kMaxSlant = 0.28;
 constexpr int kSlantSteps = 14;
 constexpr double kMinSlant = 0.03;
 
+/// A seven-segment row whose digits' height changes by more than this fraction from one end to the other (a display
+/// seen from the side) is read from the working image rectified by the homography that makes them equally tall.
+constexpr double kMinPerspective = 0.1;
+/// Perspective is told from at least this many members as tall as digits (fewer tell a short "4" or "7", or a point
+/// joined under a digit, from perspective too easily).
+constexpr int kPerspectiveDigits = 5;
+
 /// A seven-segment row member wider than this many median digit widths, as tall as the row and with a left stroke
 /// (not a lit point joined to the digit), is a near digit that perspective makes larger: its cell is centred on it,
 /// moved left by half the extra width, at most kNearInset digit widths, for reading (its place on the row stays).
@@ -238,8 +245,16 @@ struct Reading {
     int mode = 0;
     float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
     uint32_t ambiguous = 0;  // counter: bit i set when drum i stands between two digits no carry explains
+    bool pointUnseen = false;  // digital: doubtful (kDoubtful) for digits too close to look for a point between
     cv::Rect box;
     RowPlace place;  // counter: the row the drums were read on, in working pixels
+
+    /// Scales every digit's confidence, and the reading's, by `factor`.
+    void doubt(float factor) {
+        for (int i = 0; i < count; ++i) confidence[i] *= factor;
+        score *= factor;
+        finish();
+    }
 
     void finish() {
         digits[count] = 0;
@@ -307,6 +322,10 @@ struct lv_meter {
     // Seven-segment reader: the working image sheared upright (slanted digits), the row's stroke pixels (column and
     // height above the row's centre line) and their column counts under one shear, from which the slant is found.
     cv::Mat upright;
+    // Seven-segment reader: the working image with a display seen from the side rectified (its row of digits made
+    // equally tall from end to end), and the homography that did it.
+    cv::Mat rectified;
+    cv::Matx33d rectification;
     std::vector<lv_meter_detail::SlantPixel> slantPixels;
     std::vector<int> slantColumns;
     // Seven-segment reader: the lit pixels per column of a band above or below a cell (CV_32S), and the pixels (index
