@@ -571,11 +571,12 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
     // A "1" at either end whose stroke is taller than the digits, or reaches above or below them, is the display's
     // edge, not a digit: the reading is partial (the bezel's edge before the digits, read as a leading "1": 1364158
     // for 364158). (A stroke that ends well above the digits' bottom may be a far digit's, perspective making it
-    // smaller than the row: not counted.)
+    // smaller than the row: not counted.) The member may be as wide as a digit: the bezel's corners, joined to its
+    // side, widen it (0543 read 05431).
     for (const int i : {0, cellCount - 1}) {
         if (readings[i].digit != 1) continue;
         for (const Blob &b : row.members) {
-            if (b.w > 0.6 * wd || std::fabs(b.x + b.w - (cells[i].left + wd)) > 0.3 * wd) continue;
+            if (b.w > 1.25 * wd || std::fabs(b.x + b.w - (cells[i].left + wd)) > 0.3 * wd) continue;
             const double top = row.top + row.shift(b.cx());
             if (b.h > 1.15 * h || b.y < top - 0.1 * h || b.y + b.h > top + 1.15 * h) partial = true;
         }

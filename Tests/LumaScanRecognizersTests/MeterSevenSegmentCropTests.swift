@@ -185,10 +185,14 @@ struct MeterSevenSegmentCropTests {
     /// seed127-59-f1, 364158 (LED, perspective; frame 1 of meter 59): the inner edge of the display's bezel before the
     /// "3", a stroke taller than the digits and reaching above them, reads as a leading "1". The reading 1364158 was
     /// confident in 6 of 8 frames, a misread; a "1" at an end whose stroke goes on past the digits is the display's
-    /// edge, and the reading is partial.
-    @Test("a leading \"1\" taller than the digits, the display's edge, leaves the reading doubtful")
-    func edgeReadAsOne() throws {
-        try expectRightOrDoubtful("seed127-59-f1.png", "364158")
+    /// edge, and the reading is partial. seed179-89, 0543 (LED, segments without gaps): the bezel's inner edge after
+    /// the "3" reads as a trailing "1" (05431, completed); its blob, joined to the bezel's corners, is as wide as a
+    /// digit, and the same holds for it.
+    @Test(
+        "a \"1\" at an end taller than the digits, the display's edge, leaves the reading doubtful",
+        arguments: [("seed127-59-f1.png", "364158"), ("seed179-89.png", "0543")])
+    func edgeReadAsOne(name: String, truth: String) throws {
+        try expectRightOrDoubtful(name, truth)
     }
 
     /// seed149-98, 1.837 (LCD, glare): the lit point sits right under the "1", which is flush with its cell's right
