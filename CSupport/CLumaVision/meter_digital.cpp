@@ -155,15 +155,14 @@ static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
     return true;
 }
 
-/// Reads the seven-segment row of the current binary map into `out`; `perspective` says whether its digits show a
-/// display seen from the side (findPerspective). With `rectify`, only such a row is read, from the working image
-/// rectified.
-static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, bool &perspective) {
+/// Reads the seven-segment row of the current binary map into `out`, or with `rectified`, of the working image warped
+/// by m.rectification (which the reading without it found); returns whether the row's digits show a display seen
+/// from the side (findPerspective, which leaves its homography in m.rectification), for the reading without it.
+static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified) {
     out = Reading();
     out.mode = LV_METER_MODE_DIGITAL;
     out.lightOnDark = lightOnDark;
     Row &row = m.row;
-    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
     // Slanted digits are read upright: the working image sheared about the row's centre line, for this reading only
     // (the other polarity and the counter reader start from the image as it was).
     struct Restore {
@@ -174,19 +173,17 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
             if (rectified) std::swap(m.smooth, m.rectified);
         }
     } restore{m};
-    // A display seen from the side, read rectified (findPerspective): its far digits as tall as its near ones, on one
-    // level row.
-    perspective = findPerspective(m, row);
-    if (rectify) {
-        if (!perspective) return;
+    // A display seen from the side, read rectified: its far digits as tall as its near ones, on one level row.
+    if (rectified) {
         cv::warpPerspective(m.smooth, m.rectified, m.rectification, m.smooth.size(), cv::INTER_LINEAR,
                             cv::BORDER_REPLICATE);
         std::swap(m.smooth, m.rectified);
         restore.rectified = true;
         strokeMap(m, lightOnDark, odd(0.6 * m.smooth.rows), 0);
         binarise(m);
-        if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
     }
+    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return false;
+    const bool perspective = !rectified && findPerspective(m, row);
     const double slant = findSlant(m, row);
     if (std::fabs(slant) >= kMinSlant) {
         const double yc = (row.top + row.bottom) / 2;
@@ -200,7 +197,7 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
     // under the threshold. (The row-wise closing is the caller's, still in m.closed, unless the image was sheared.)
     strokeMap(m, lightOnDark, restore.swapped ? odd(0.6 * m.smooth.rows) : 0, 0, odd(kSquare * row.height));
     binarise(m);
-    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return;
+    if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return perspective;
     // The display's border is no segment: a roll or a tilt brings it into the top or bottom segment's probe of a
     // digit at one end (a 4 under it read as a 9, a 1 as a 7). Its pixels leave the stroke map that the probes read;
     // the binary map keeps them, where the edges beside the digits refuse a "1".
@@ -384,7 +381,7 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
         probeCell(cells[i].at(), value[i]);
         m.values.insert(m.values.end(), value[i], value[i] + 7);
     }
-    if (m.values.empty()) return;
+    if (m.values.empty()) return perspective;
     // The lit level: most digits light most segments, so the 85th percentile of all probes is a lit one.
     std::sort(m.values.begin(), m.values.end());
     const double lit = std::max(1.0, m.values[size_t(0.85 * double(m.values.size() - 1))]);
@@ -558,7 +555,7 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
             }
             start = end;
         }
-        if (runEnd == runStart) return;
+        if (runEnd == runStart) return perspective;
         // Another run of digits on the row: a blank cell, or a cell that is no digit, split the display's digits.
         for (int i = 0; i < cellCount && !partial; ++i)
             if ((i < runStart || i >= runEnd) && solid(readings[i], cells[i].at())) partial = true;
@@ -826,7 +823,7 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
     } else if ((bestAfter > 0 && (standsOut || bestDot >= kDoubtfulPoint * lit)) || unseen || dismissed) {
-        for (int i = 0; i < cellCount; ++i) out.confidence[i] *= float(kDoubtful);
+        out.doubt(float(kDoubtful));
         out.pointUnseen = unseen;
     }
     // How far the digits' strokes stand from the row's ground, on the side this polarity expects: large for the
@@ -877,19 +874,16 @@ static void readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectify, b
     double sum = 0;
     for (int i = 0; i < out.count; ++i) sum += out.confidence[i];
     out.score = float(sum);
+    return perspective;
 }
 
 void readDigital(lv_meter &m, bool lightOnDark, Reading &out) {
-    bool perspective = false;
-    readRow(m, lightOnDark, out, false, perspective);
-    // A display seen from the side whose reading is not sure is read again rectified, from the stroke map the caller
-    // made (the first reading changed it), and the surer reading is kept. Perspective makes its far digits smaller
-    // than the near ones and tilts its row: an end digit falls out of the row's band.
-    if (!perspective || out.readingConfidence >= kSureDigital) return;
-    strokeMap(m, lightOnDark, odd(0.6 * m.smooth.rows), 0);
-    binarise(m);
+    // A display seen from the side whose reading is not sure is read again rectified, and the surer reading is kept.
+    // Perspective makes its far digits smaller than the near ones and tilts its row: an end digit falls out of the
+    // row's band.
+    if (!readRow(m, lightOnDark, out, false) || out.readingConfidence >= kSureDigital) return;
     Reading rectified;
-    readRow(m, lightOnDark, rectified, true, perspective);
+    readRow(m, lightOnDark, rectified, true);
     // Digits that touch in the camera's image, with no gap to look for a point in, do not show one rectified: the
     // resampled image parts them, but the point hidden between them stays hidden (99.54966 read 9954966). A reading
     // there without a point stays doubtful.
