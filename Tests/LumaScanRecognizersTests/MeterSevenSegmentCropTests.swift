@@ -63,6 +63,9 @@ import Testing
 /// - seed83-70, 5712.41 (LCD, seen from the side): the far digits are smaller than the near ones and the row tilts,
 ///   and the leading "5" fell out of the row's band; 712.41, partial. Read again from the crop rectified (the
 ///   digits made equally tall from end to end), it is whole.
+/// - seed191-117-f2, 55.1106 (LED, frame 2, seen from the side): the lines along the digits' tops and bottoms, fitted
+///   to every member, are pulled off by one that ends short of them; rectified by them, the display
+///   read as "195.11061". Fitted again without the members a tenth of the row's height off either line, it is whole.
 ///
 /// wide7-M: meter M of `eval-meter.sh --digital --seed 7 --min-width 0.40 --max-roll 10` (issue 17's framing: the
 /// display from 40 % of the cutout's width, rolled up to 10 degrees), frame 0, cropped and halved the same way. The
@@ -125,7 +128,7 @@ struct MeterSevenSegmentCropTests {
             ("wide7-42.png", "97924"), ("wide7-198.png", "560731"), ("wide7-172.png", "943862"),
             ("wide7-228.png", "721059"), ("wide7-166.png", "547.6"), ("seed101-8.png", "48.834632"),
             ("seed101-188.png", "97029.77"), ("seed149-114.png", "6803727"), ("seed83-70.png", "5712.41"),
-            ("wide179-143.png", "6410832"),
+            ("wide179-143.png", "6410832"), ("seed191-117-f2.png", "55.1106"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
