@@ -74,6 +74,7 @@ int report(const lv_meter &m, const Reading &best, int width, int height, lv_met
     std::memcpy(result->confidence, best.confidence, sizeof result->confidence);
     result->reading_confidence = best.readingConfidence;
     result->ambiguous = best.ambiguous;
+    result->rectified = best.rectified ? 1 : 0;
     cv::Rect box(int(std::floor(best.box.x * back)), int(std::floor(best.box.y * back)),
                  int(std::ceil(best.box.width * back)), int(std::ceil(best.box.height * back)));
     box &= cv::Rect(0, 0, width, height);

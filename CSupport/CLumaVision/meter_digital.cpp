@@ -179,6 +179,7 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
                             cv::BORDER_REPLICATE);
         std::swap(m.smooth, m.rectified);
         restore.rectified = true;
+        out.rectified = true;
         strokeMap(m, lightOnDark, odd(0.6 * m.smooth.rows), 0);
         binarise(m);
     }

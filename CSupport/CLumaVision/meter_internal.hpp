@@ -246,6 +246,7 @@ struct Reading {
     float contrast = 0;  // digital: how far the strokes stand from the ground on the expected side
     uint32_t ambiguous = 0;  // counter: bit i set when drum i stands between two digits no carry explains
     bool pointUnseen = false;  // digital: doubtful (kDoubtful) for digits too close to look for a point between
+    bool rectified = false;    // digital: read from the working image rectified (a display seen from the side)
     cv::Rect box;
     RowPlace place;  // counter: the row the drums were read on, in working pixels
 

@@ -57,12 +57,17 @@ public struct MeterReading: Hashable, Sendable {
     /// frame (counter mode, right after a reading of which every drum was at least 90 % sure; its confidences are
     /// then at most the last frame's, so a confirmation never makes a reading surer than the search did).
     public var tracked: Bool
+    /// Whether the seven-segment reader read the display rectified: seen from the side (its digits' heights changing
+    /// from one end of the row to the other by a tenth or more), it was read again with the digits made equally tall
+    /// and level, because the reading as the camera saw it was not sure, and the rectified reading was the surer.
+    /// `digitBounds` are still the camera's.
+    public var rectified: Bool
 
     /// Creates a reading.
     public init(
         text: String, digitConfidences: [Double], confidence: Double, reader: Reader?, lightOnDark: Bool, cutout: Rect,
         crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64,
-        ambiguousDigits: [Int] = [], tracked: Bool = false
+        ambiguousDigits: [Int] = [], tracked: Bool = false, rectified: Bool = false
     ) {
         self.text = text
         self.digitConfidences = digitConfidences
@@ -77,6 +82,7 @@ public struct MeterReading: Hashable, Sendable {
         self.cropPNG = cropPNG
         self.frameIndex = frameIndex
         self.tracked = tracked
+        self.rectified = rectified
     }
 }
 

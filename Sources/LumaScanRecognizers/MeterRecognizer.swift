@@ -131,7 +131,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
                 "frame": "\(metadata.index)", "reading": "\(reading.text)", "status": "\(reading.status)",
                 "confidences": "\(reading.digitConfidences.map { Int($0) })",
                 "ambiguous": "\(reading.ambiguousDigits)", "lightOnDark": "\(reading.lightOnDark)",
-                "tracked": "\(reading.tracked)",
+                "tracked": "\(reading.tracked)", "rectified": "\(reading.rectified)",
             ])
         if reading.status == .completed {
             reading.cropPNG = encodePNG(crop)
@@ -273,6 +273,6 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             lightOnDark: result.light_on_dark != 0, cutout: geometry.cutout, crop: crop, digitBounds: bounds,
             status: .noDigits, cropPNG: nil, frameIndex: 0,
             ambiguousDigits: (0..<digits.count).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 },
-            tracked: result.tracked != 0)
+            tracked: result.tracked != 0, rectified: result.rectified != 0)
     }
 }

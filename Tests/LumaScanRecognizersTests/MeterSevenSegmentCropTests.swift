@@ -86,8 +86,8 @@ struct MeterSevenSegmentCropTests {
     /// supporting share of the default minConfidence (three quarters of 60). A doubtful reading stays below it.
     static let supporting = Float(MeterRecognizer.supportingFraction * Double(MeterConfiguration().minConfidence))
 
-    /// Reads the fixture `name` in digital mode: the digits with the decimal point, and the least digit confidence.
-    func read(_ name: String) throws -> (text: String, confidence: Float) {
+    /// Reads the fixture `name` in digital mode: the reader's result and its digit count.
+    func result(_ name: String) throws -> (result: lv_meter_result, count: Int32) {
         var image: OpaquePointer?
         let status = lv_image_read_grey(Self.fixtures.appendingPathComponent(name).path, &image)
         try #require(status == 0, "\(name): \(status)")
@@ -101,6 +101,12 @@ struct MeterSevenSegmentCropTests {
         let count = lv_meter_read(
             meter, lv_image_pixels(image), width, lv_image_height(image), Int(width), &result)
         try #require(count >= 0, "\(name): \(count)")
+        return (result, count)
+    }
+
+    /// Reads the fixture `name` in digital mode: the digits with the decimal point, and the least digit confidence.
+    func read(_ name: String) throws -> (text: String, confidence: Float) {
+        let (result, count) = try result(name)
         var digits = withUnsafeBytes(of: result.digits) { String(decoding: $0.prefix(Int(count)), as: UTF8.self) }
         if result.decimal_after > 0, Int(result.decimal_after) < digits.count {
             digits.insert(".", at: digits.index(digits.startIndex, offsetBy: Int(result.decimal_after)))
@@ -135,6 +141,20 @@ struct MeterSevenSegmentCropTests {
         #expect(text == truth)
         // The recognizer's default minConfidence is 60; a partial reading keeps four tenths of its digits' confidence.
         #expect(confidence >= 60, "\(text) at \(confidence)")
+    }
+
+    /// A reading of a display seen from the side that was not sure as the camera saw it, and sure rectified, says so
+    /// (lv_meter_result.rectified); one of a display facing the camera does not, nor one of four digits, too few to
+    /// tell perspective by.
+    @Test(
+        "the result says whether the display was read rectified",
+        arguments: [
+            ("seed83-70.png", true), ("wide179-143.png", true), ("seed191-117-f2.png", true),
+            ("seed7-67.png", false), ("seed191-155-f0.png", false),
+        ])
+    func rectifiedFlag(name: String, rectified: Bool) throws {
+        let (result, _) = try result(name)
+        #expect((result.rectified != 0) == rectified)
     }
 
     /// seed7-106, 99.54966 (LCD, slanted, glare): the digits stand so close that no gap shows between the 99 and
