@@ -477,7 +477,7 @@ extern "C" int lv_meter_synth_render(lv_meter_synth *synth, const lv_meter_synth
             }
         }
 
-        // Place the canvas in the frame: its display centred on the target (plus the shift), with perspective and
+        // Place the canvas in the frame: its display centred on the target (plus the shift), with perspective, yaw and
         // rotation, by one homography. Only the frame pixels the meter covers are written.
         const double panelCx = (bodyMarginX + panelW / 2) * ss, panelCy = (bodyMarginY + panelH / 2) * ss;
         const double destCx = p.target_x + tw / 2 + p.shift_x * tw, destCy = p.target_y + th / 2 + p.shift_y * th;
@@ -489,6 +489,7 @@ extern "C" int lv_meter_synth_render(lv_meter_synth *synth, const lv_meter_synth
             double x = (src[i].x - panelCx) / ss, y = (src[i].y - panelCy) / ss;
             x += rng.uniform(-p.perspective, p.perspective) * canvasW;
             y += rng.uniform(-p.perspective, p.perspective) * canvasH;
+            y *= 1 + p.yaw * x / (canvasW / 2);  // the near edge taller than the far one
             dst[i] = cv::Point2f(float(destCx + ca * x - sa * y), float(destCy + sa * x + ca * y));
         }
         cv::Rect bounds = cv::boundingRect(std::vector<cv::Point2f>(dst, dst + 4));

@@ -39,6 +39,10 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         /// A seven-segment meter display reading ``SyntheticScene/meterText``, inside ``SyntheticScene/meterCutout``,
         /// drawn by ``MeterImageGenerator`` on its own background (the scene's background only decides the noise).
         case meter
+        /// The meter of ``meter`` seen from the side (``SyntheticScene/askewMeterYaw``): its far digits smaller than
+        /// its near ones, so that the reading as the camera sees it is not sure and the seven-segment reader reads the
+        /// display again rectified (``MeterReading/rectified``), the costliest path through that reader.
+        case askewMeter = "askew-meter"
         /// A roller counter (drums of DejaVu Sans Mono digits) reading ``SyntheticScene/counterText``, inside
         /// ``SyntheticScene/meterCutout``, drawn as ``meter`` is.
         case counter
@@ -65,6 +69,9 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
     public static let meterCutout = CutoutConfiguration(
         ratioFromSize: .init(width: 9, height: 4), maxWidthPercent: 80, alignment: .center,
         cropPadding: .init(x: 24, y: 24))
+    /// How far ``Code/askewMeter`` is turned: its right edge this fraction taller than its middle, its left edge as
+    /// much shorter (MeterImageGenerator's `yaw`).
+    public static let askewMeterYaw: Float = 0.24
     /// The noise of ``Background/noisy`` frames, in grey levels.
     public static let noiseSigma = 4.0
 
@@ -105,7 +112,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         case .ean13: (.ean13, Self.ean13Text)
         case .qr: (.qrCode, Self.qrText)
         case .secureQR: (.qrCode, Self.secureQRText)
-        case .meter: (nil, Self.meterText)
+        case .meter, .askewMeter: (nil, Self.meterText)
         case .counter: (nil, Self.counterText)
         }
     }
@@ -176,7 +183,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
                 pixels: code.image.pixels.map { UInt8((20 + 230 * Double($0) / 255).rounded()) })
             canvas.paste(
                 printed, x: Int(centre.x) - printed.width / 2, y: Int(centre.y) - printed.height / 2)
-        case .meter, .counter:
+        case .meter, .askewMeter, .counter:
             return try drawMeter(on: canvas)
         }
         canvas.blur(sigma: 0.7)
@@ -217,6 +224,7 @@ public struct SyntheticScene: Hashable, Sendable, CustomStringConvertible {
         var meter = generator.sample(seed: 7, kind: counter ? .counter : .digital, frameSize: frameSize, cutout: cutout)
             .clean().withText(counter ? Self.counterText : Self.meterText)
         meter.parameters.noise = background == .noisy ? Float(Self.noiseSigma) : 0
+        if code == .askewMeter { meter.parameters.yaw = Self.askewMeterYaw }
         generator.render(meter, into: canvas.image)
         return canvas.image
     }

@@ -62,6 +62,10 @@ typedef struct lv_meter_synth_params {
     float blur, noise;
     /// Perspective: each corner of the meter moves by up to this fraction of its size; rotation in degrees.
     float perspective, rotation;
+    /// The meter turned about its vertical axis, as a display seen from the side: its right edge this fraction taller
+    /// than its middle and its left edge as much shorter (negative: the left edge taller). Never drawn by
+    /// lv_meter_synth_sample (0); set it to show the seven-segment reader's rectified reading.
+    float yaw;
     /// Counter: drum pitch (distance between consecutive digits on a drum) / digit height; shading strength of the
     /// drum's curvature (0-1); window height / digit height.
     float drum_pitch, shading, window;
