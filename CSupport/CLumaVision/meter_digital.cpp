@@ -186,9 +186,12 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     if (!findRow(m, row, true, 0.0, 0.95, 0.25, 4.0)) return false;
     const bool perspective = !rectified && findPerspective(m, row);
     const double slant = findSlant(m, row);
+    m.firstBlobs.clear();
+    if (perspective) m.firstBlobs.assign(m.blobs.begin(), m.blobs.end());
     if (std::fabs(slant) >= kMinSlant) {
         const double yc = (row.top + row.bottom) / 2;
         const cv::Matx23d shear(1, slant, -slant * yc, 0, 1, 0);
+        for (Blob &b : m.firstBlobs) b.x = int(std::lround(b.x + slant * (b.cy() - yc)));
         cv::warpAffine(m.smooth, m.upright, shear, m.smooth.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
         std::swap(m.smooth, m.upright);
         restore.swapped = true;
@@ -719,13 +722,20 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // digit. The display's edges reach past the digits' band. So is a blob up to 1.45 times the digits' height,
     // centred on their line, whose own box, probed and read as a cell, is a whole digit: a near digit that
     // perspective makes larger than the row (a leading "3" left out of 37443.4).
-    auto largerDigit = [&](const Blob &b, double top) {
-        if (b.h < h || b.h > 1.45 * h || b.w < 0.5 * wd * b.h / h || b.w > 1.4 * wd * b.h / h) return false;
+    auto largerDigit = [&](const Blob &b, double top, double most) {
+        if (b.h < h || b.h > most * h || b.w < 0.5 * wd * b.h / h || b.w > 1.4 * wd * b.h / h) return false;
         if (std::fabs(b.y + 0.5 * b.h - (top + 0.5 * h)) > 0.2 * h + 0.5 * (b.h - h)) return false;
         const Box box{double(b.x), double(b.y), double(b.w), double(b.h)};
         double values[7];
         probeBox(box, values);
-        return wholeDigit(classifyBox(values, box));
+        const CellReading r = classifyBox(values, box);
+        // Up to 1.45 times the row's height, the box of a near digit is its cell. A larger one is a trapezoid, its far
+        // side shorter than its box, whose upright segments fall short of their probes, and its strokes, thicker than
+        // those the stroke map was made for, stand out less (at 480p the near "3" of 04719.3 at 0.58 of the digits'
+        // level): its three horizontal segments lit, at half the digits' level or more, are a digit there (a bezel's
+        // edge or corner lights one at most). Such a digit only makes the reading doubtful.
+        return wholeDigit(r) || (most > 1.45 && !r.holeLit && (r.mask & (kA | kD | kG)) == (kA | kD | kG) &&
+                                 r.own >= 0.5 * lit);
     };
     {
         const double from = cells[0].left - kStrayPitches * pitch;
@@ -735,7 +745,15 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
             const double cx = b.cx(), top = row.top + row.shift(cx);
             if (!((cx < first && cx > from) || (cx > last && cx < to))) continue;
             if (b.h >= 0.6 * h && b.y >= top - 0.12 * h && b.y + b.h <= top + 1.12 * h) partial = true;
-            else if (largerDigit(b, top)) partial = true;
+            else if (largerDigit(b, top, 1.45)) partial = true;
+        }
+        // A display seen from the side steeply: its near digit, up to 1.8 times the row's height, has its segments
+        // too far apart to join into one blob in the map the digits are read from, and it is neither a member nor a
+        // blob above. The first row search's map joined them (04719.3 read as a confident 04719 at the bench kit's
+        // yaw 0.3, its near "3" 1.5 times the row's height).
+        for (const Blob &b : m.firstBlobs) {
+            const double cx = b.cx(), top = row.top + row.shift(cx);
+            if (((cx < first && cx > from) || (cx > last && cx < to)) && largerDigit(b, top, 1.8)) partial = true;
         }
     }
 #ifdef LV_METER_CELL_HOOK

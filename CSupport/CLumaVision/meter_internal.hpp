@@ -318,6 +318,10 @@ struct lv_meter {
     cv::Mat region, regionScaled, patch, patchSmall, match, profile;
     std::vector<uint8_t> png;
     std::vector<Blob> blobs;
+    // Seven-segment reader, a display seen from the side: the blobs of the first row search, whose stroke map joins
+    // a digit's segments vertically (a near digit larger than the row is one blob there, and only segments in the
+    // map the digits are read from), placed as in the working image the digits are read from.
+    std::vector<Blob> firstBlobs;
     std::vector<double> values, scratch;
     std::vector<int> shifts;
     // Seven-segment reader: the working image sheared upright (slanted digits), the row's stroke pixels (column and

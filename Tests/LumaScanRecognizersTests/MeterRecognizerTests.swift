@@ -366,6 +366,38 @@ struct MeterRecognizerTests {
         #expect(reports.first?.reportType == .completedResult && reports.first?.text == "473")
     }
 
+    /// The benchmarks' meter (`SyntheticScene`'s, 04719.3 on its seed-7 display) turned steeply about its vertical
+    /// axis (the generator's yaw: its right edge that fraction taller than its middle): the near "3" is 1.4-1.6 times
+    /// as tall as the row's median digit, and in the stroke map the digits are read from its segments lie too far
+    /// apart to make one blob. The reader gave a confident 04719, a digit short, at yaw 0.27-0.32 at 1080p and
+    /// 0.26-0.28 at 480p. The first row search's map, which joins a digit's segments, shows the "3" beyond the row's
+    /// end: each frame now reads the whole meter (rectified) or is doubtful, and no frame completes a wrong reading.
+    @Test(
+        "A near digit much larger than the row never leaves a confident reading a digit short",
+        arguments: [480, 1080], [Float(0.26), 0.27, 0.28, 0.3, 0.32])
+    func steepYaw(height: Int, yaw: Float) throws {
+        let frameSize = Size(width: height * 16 / 9, height: height)
+        let generator = try MeterImageGenerator()
+        let cutout = SyntheticScene.meterCutout.geometry(frameSize: frameSize).cutout
+        var meter = generator.sample(seed: 7, kind: .digital, frameSize: frameSize, cutout: cutout).clean()
+            .withText(SyntheticScene.meterText)
+        meter.parameters.yaw = yaw
+        let recognizer = try MeterRecognizer(cutout: SyntheticScene.meterCutout, logger: logger)
+        let supporting = MeterRecognizer.supportingFraction * Double(MeterConfiguration().minConfidence)
+        for index in 0..<4 {
+            let image = generator.render(meter.withNoiseSeed(UInt64(index) + 1))
+            var reports: [ScanReport] = []
+            let metadata = FrameMetadata.test(
+                index: UInt64(index), seconds: Double(index) / 30, width: frameSize.width, height: frameSize.height)
+            image.withView { recognizer.process($0, metadata: metadata, into: &reports) }
+            let reading = try #require(recognizer.lastReading)
+            #expect(
+                reading.text == SyntheticScene.meterText || reading.confidence < supporting,
+                "frame \(index): \(reading.text) at \(reading.confidence)")
+            #expect(recognizer.completedReading.map { $0.text == SyntheticScene.meterText } ?? true)
+        }
+    }
+
     @Test("The meter is read only inside the crop")
     func readsTheCrop() throws {
         let fixture = try MeterFixture()
