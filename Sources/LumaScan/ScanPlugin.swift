@@ -63,10 +63,15 @@ public struct DistanceBounds: Hashable, Sendable, Codable {
 
     /// The status of a code whose polygon is `polygon` in a frame `frameWidth` pixels wide.
     public func status(of polygon: [Point], frameWidth: Int) -> DistanceStatus {
-        let xs = polygon.map(\.x)
-        let ys = polygon.map(\.y)
-        guard let minX = xs.min(), let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max(), frameWidth > 0 else {
-            return .ok
+        // The bounding box in one pass, without arrays of the coordinates: the engine asks for every frame with a
+        // polygon, and the recognition thread allocates nothing per frame of its own.
+        guard let first = polygon.first, frameWidth > 0 else { return .ok }
+        var (minX, maxX, minY, maxY) = (first.x, first.x, first.y, first.y)
+        for point in polygon.dropFirst() {
+            minX = min(minX, point.x)
+            maxX = max(maxX, point.x)
+            minY = min(minY, point.y)
+            maxY = max(maxY, point.y)
         }
         let fraction = max(maxX - minX, maxY - minY) / Double(frameWidth)
         if fraction < tooFarBelow { return .tooFar }

@@ -240,20 +240,23 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     /// pixels and dropping decimal digits beyond `maxDecimals` (when it is not negative).
     static func reading(from result: lv_meter_result, geometry: CutoutGeometry, maxDecimals: Int) -> MeterReading {
         let count = max(0, min(Int(result.digit_count), Int(LV_METER_MAX_DIGITS)))
-        var digits = withUnsafeBytes(of: result.digits) { Array($0.prefix(count)) }
-        var confidences = withUnsafeBytes(of: result.confidence) { raw in
-            (0..<count).map { Double(raw.load(fromByteOffset: $0 * MemoryLayout<Float>.stride, as: Float.self)) }
-        }
+        var kept = count  // the digits left once decimals beyond maxDecimals are dropped
         var decimalAfter = Int(result.decimal_after)
         if decimalAfter >= 0, maxDecimals >= 0, count - decimalAfter > maxDecimals {
-            digits.removeLast(count - decimalAfter - maxDecimals)
-            confidences.removeLast(count - decimalAfter - maxDecimals)
+            kept = decimalAfter + maxDecimals
         }
-        if decimalAfter >= 0, decimalAfter >= digits.count { decimalAfter = -1 }  // no decimals left
+        if decimalAfter >= 0, decimalAfter >= kept { decimalAfter = -1 }  // no decimals left
+        // Read from the result in place (the digits are not copied into an array of their own: a frame's reading
+        // allocates only what it hands out, the confidences and the text).
+        let confidences = withUnsafeBytes(of: result.confidence) { raw in
+            (0..<kept).map { Double(raw.load(fromByteOffset: $0 * MemoryLayout<Float>.stride, as: Float.self)) }
+        }
         var text = ""
-        for (index, digit) in digits.enumerated() {
-            if index == decimalAfter, index > 0 { text.append(".") }
-            text.append(Character(Unicode.Scalar(digit)))
+        withUnsafeBytes(of: result.digits) { digits in
+            for index in 0..<kept {
+                if index == decimalAfter, index > 0 { text.append(".") }
+                text.append(Character(Unicode.Scalar(digits[index])))
+            }
         }
         let crop = geometry.crop
         let bounds: Rect? =
@@ -272,7 +275,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             reader: count > 0 ? reader : nil,
             lightOnDark: result.light_on_dark != 0, cutout: geometry.cutout, crop: crop, digitBounds: bounds,
             status: .noDigits, cropPNG: nil, frameIndex: 0,
-            ambiguousDigits: (0..<digits.count).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 },
+            ambiguousDigits: (0..<kept).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 },
             tracked: result.tracked != 0, rectified: result.rectified != 0)
     }
 }

@@ -251,17 +251,19 @@ struct MeterRecognizerTests {
         #expect(recognizer.completedReading == nil)
     }
 
-    @Test("maxNumDecimalDigits drops the decimal digits beyond it")
-    func decimals() throws {
+    @Test(
+        "maxNumDecimalDigits drops the decimal digits beyond it, and the point with the last",
+        arguments: [(1, "123.4"), (0, "123"), (2, "123.45"), (-1, "123.45")])
+    func decimals(maxDecimals: Int, text: String) throws {
         let fixture = try MeterFixture()
         let recognizer = try MeterRecognizer(
-            configuration: .init(scanMode: .digitalMeter, maxNumDecimalDigits: 1, consecutiveFrames: 1),
+            configuration: .init(scanMode: .digitalMeter, maxNumDecimalDigits: maxDecimals, consecutiveFrames: 1),
             cutout: MeterFixture.cutout, logger: logger)
         let meter = fixture.meter(seed: 21, kind: .digital).clean().withText("123.45")
         let reports = fixture.process(meter, index: 0, with: recognizer)
         #expect(reports.first?.reportType == .completedResult)
-        #expect(reports.first?.text == "123.4")
-        #expect(recognizer.completedReading?.digitConfidences.count == 4)
+        #expect(reports.first?.text == text)
+        #expect(recognizer.completedReading?.digitConfidences.count == text.filter(\.isNumber).count)
     }
 
     @Test("A different reading restarts the count")
