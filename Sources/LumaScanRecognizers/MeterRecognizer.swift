@@ -7,7 +7,9 @@ import LumaScanCore
 /// ``MeterConfiguration/consecutiveFrames`` confident readings in a row (each at or above
 /// ``MeterConfiguration/minConfidence``, without an ambiguous drum, matching ``MeterConfiguration/validationRegex``).
 /// Frames between them without such a reading neither count nor break the row; a confident different reading
-/// starts it again. A frame below the confidence that reads what a confident frame already read, at three quarters
+/// starts it again, unless it is a part of the candidate (its digits without those at one end: the display's end lost
+/// in that frame), which takes the candidate's place only once seen in `consecutiveFrames` frames before the candidate
+/// is seen again. A frame below the confidence that reads what a confident frame already read, at three quarters
 /// of ``MeterConfiguration/minConfidence`` or more, counts for it too (``supportingFraction``); it never starts a row.
 /// A reading that is a part of a longer confident one seen in the last 2 x `consecutiveFrames` confident frames (the
 /// display's end lost in some frames) waits until the longer one has not been seen for that long.
@@ -44,6 +46,16 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     private var geometryCache: CutoutGeometry?
     private var candidate: String?
     private var candidateCount = 0
+    /// A confident part of the candidate (one end of the display lost) seen in the frames since the candidate's last,
+    /// and in how many of them: it takes the candidate's place after `consecutiveFrames` (the longer reading was the
+    /// odd one out).
+    private var part: String?
+    private var partCount = 0
+    /// Each digit's least confidence over the candidate's confident frames (capacity kept from frame to frame).
+    private var candidateLeast: [Double] = []
+    /// How sure every frame of the candidate must have been of the digits a part lacks for the part not to start the
+    /// count again (``MeterConfiguration/minConfidence`` is 60 by default).
+    static let sureExtraDigits = 90.0
     /// The share of ``MeterConfiguration/minConfidence`` at which a frame below it still counts for a reading that a
     /// confident frame set (three quarters: 45 for the default 60). Chosen on the real-digit counters of
     /// `scripts/eval-meter.sh` (seeds 7, 11, 23, 31, 47: 566 -> 570 of 600 exact, misreads unchanged at 3; half gave
@@ -148,6 +160,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     public func reset() {
         candidate = nil
         candidateCount = 0
+        part = nil
+        partCount = 0
+        candidateLeast.removeAll(keepingCapacity: true)
         recent.removeAll(keepingCapacity: true)
         completed = false
         lastReading = nil
@@ -180,7 +195,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// The status of a fresh reading, advancing the stabilisation state.
-    private func status(of reading: MeterReading) -> MeterReading.Status {
+    func status(of reading: MeterReading) -> MeterReading.Status {
         let valid: MeterReading.Status?
         if reading.text.isEmpty {
             valid = .noDigits
@@ -206,13 +221,59 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         }
         if reading.text == candidate {
             candidateCount += 1
+            part = nil
+            partCount = 0
+            for (index, confidence) in reading.digitConfidences.enumerated() where index < candidateLeast.count {
+                candidateLeast[index] = min(candidateLeast[index], confidence)
+            }
+        } else if isSurePart(reading) {
+            // A confident part of the candidate, one end of the display lost in this frame (the near "1" of 1464717
+            // or the leading "7." of 7.095127 in one frame of two or three): it neither counts nor starts the count
+            // again, unless it is seen `consecutiveFrames` times before the candidate is again (one frame read a
+            // digit too many: 1235347 once, then 123534).
+            partCount = reading.text == part ? partCount + 1 : 1
+            part = reading.text
+            if partCount < configuration.consecutiveFrames {
+                remember(reading.text)
+                return .stabilising(count: partCount)
+            }
+            candidate = reading.text
+            candidateCount = partCount
+            part = nil
+            partCount = 0
+            candidateLeast.removeAll(keepingCapacity: true)
+            candidateLeast.append(contentsOf: reading.digitConfidences)
         } else {
             candidate = reading.text
             candidateCount = 1
+            part = nil
+            partCount = 0
+            candidateLeast.removeAll(keepingCapacity: true)
+            candidateLeast.append(contentsOf: reading.digitConfidences)
         }
-        if recent.count == recentLimit { recent.removeFirst() }
-        recent.append(reading.text)
+        remember(reading.text)
         return isComplete(reading.text) ? .completed : .stabilising(count: candidateCount)
+    }
+
+    /// Whether `reading` is the candidate without the digits at one end, and every confident frame of the candidate
+    /// was sure of those (``sureExtraDigits``): then the frame lost them, rather than the candidate's frames making
+    /// them up (952793 between frames of 9527937 whose last digit was read at 74, 95 and 51 is a part that does
+    /// start the count again).
+    private func isSurePart(_ reading: MeterReading) -> Bool {
+        guard let candidate, candidate.count > reading.text.count else { return false }
+        let extra = candidateLeast.count - reading.digitConfidences.count
+        guard extra > 0 else { return false }
+        if candidate.hasSuffix(reading.text), candidateLeast.prefix(extra).allSatisfy({ $0 >= Self.sureExtraDigits }) {
+            return true
+        }
+        return candidate.hasPrefix(reading.text)
+            && candidateLeast.suffix(extra).allSatisfy { $0 >= Self.sureExtraDigits }
+    }
+
+    /// Keeps a confident reading among the `recentLimit` last.
+    private func remember(_ text: String) {
+        if recent.count == recentLimit { recent.removeFirst() }
+        recent.append(text)
     }
 
     /// Whether the candidate `text` has been seen in enough frames, and is not a part of a longer reading.

@@ -320,6 +320,31 @@ struct MeterRecognizerTests {
         #expect(recognizer.completedReading?.text == "5127")
     }
 
+    /// Issue 17's framing (eval-meter.sh --digital --min-width 0.40 --max-roll 10) loses a narrow end digit in one
+    /// frame of two or three: 1125 read 1125, 1125, 125, 1125, 1125, 125 ..., every frame confident; each part used to
+    /// start the count again, and the meter never completed.
+    @Test("A confident part of the candidate between its frames neither counts nor restarts the count")
+    func partBetween() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        let full = fixture.meter(seed: 30, kind: .digital).clean().withText("45127")
+        let part = full.withText("5127")
+        var statuses: [MeterReading.Status] = []
+        var completed: [String] = []
+        for (index, meter) in [full, part, full, part, full].enumerated() {
+            let reports = fixture.process(meter, index: UInt64(index), with: recognizer)
+            statuses.append(recognizer.lastReading?.status ?? .noDigits)
+            completed += reports.filter { $0.reportType == .completedResult }.compactMap(\.text)
+        }
+        #expect(
+            statuses == [
+                .stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1),
+                .completed,
+            ])
+        #expect(completed == ["45127"])
+    }
+
     @Test("A frame without a confident reading between agreeing ones neither counts nor restarts the count")
     func gapKeepsCount() throws {
         let fixture = try MeterFixture()

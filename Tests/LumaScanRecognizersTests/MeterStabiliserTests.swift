@@ -1,0 +1,78 @@
+import Logging
+import LumaScanCore
+import Testing
+
+@testable import LumaScanRecognizers
+
+/// The meter recognizer's stabilisation on given readings (its `status(of:)`, frame by frame), where the reader's
+/// confidences matter to the digit: the frame sequences of issue 17's evaluation (eval-meter.sh --digital) that a
+/// rendered meter cannot reproduce on demand.
+@Suite("Meter stabilisation: parts of the candidate")
+struct MeterStabiliserTests {
+    /// Runs `frames` (a reading and each digit's confidence) through a new recognizer's stabilisation, in digital
+    /// mode with the default configuration; returns each frame's status.
+    func statuses(_ frames: [(String, [Double])]) throws -> [MeterReading.Status] {
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: CutoutConfiguration(),
+            logger: Logger(label: "MeterStabiliserTests"))
+        return frames.enumerated().map { index, frame in
+            let reading = MeterReading(
+                text: frame.0, digitConfidences: frame.1, confidence: frame.1.min() ?? 0, reader: .digital,
+                lightOnDark: false, cutout: Rect(x: 0, y: 0, width: 1, height: 1),
+                crop: Rect(x: 0, y: 0, width: 1, height: 1), digitBounds: nil, status: .noDigits, cropPNG: nil,
+                frameIndex: UInt64(index))
+            return recognizer.status(of: reading)
+        }
+    }
+
+    static func sure(_ digits: Int) -> [Double] { Array(repeating: 100, count: digits) }
+
+    /// Issue 17's framing, seed 181, meter 37: the leading "1" of 1125 lost in every third frame, each digit of every
+    /// frame at 100. The part no longer starts the count again: 1125 completes on its third frame.
+    @Test("a part whose missing digits every frame of the candidate was sure of neither counts nor restarts")
+    func surePart() throws {
+        let sure = Self.sure
+        #expect(
+            try statuses([("1125", sure(4)), ("1125", sure(4)), ("125", sure(3)), ("1125", sure(4))]) == [
+                .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1), .completed,
+            ])
+        // The leading "7." of 7.095127 (seed 179 of that framing, meter 153), every other frame.
+        #expect(
+            try statuses([
+                ("7.095127", sure(7)), ("095127", sure(6)), ("7.095127", sure(7)), ("095127", sure(6)),
+                ("7.095127", sure(7)),
+            ]) == [
+                .stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1),
+                .completed,
+            ])
+    }
+
+    /// Seed 179 (default framing), meter 238, 952793: a frame made up a trailing "7" at 74, then at 95; the part
+    /// between them, read whole at 100, starts the count again, and the next frame's 9527937 (its 7 at 51, below the
+    /// confidence, supporting only a candidate) completes nothing. Counted as a lost digit, it completed 9527937.
+    @Test("a part whose missing digits a frame of the candidate was unsure of starts the count again")
+    func unsurePart() throws {
+        let made: [Double] = [100, 100, 100, 100, 100, 100]
+        let frames: [(String, [Double])] = [
+            ("9527937", made + [74]), ("9527937", made + [95]), ("952793", made), ("9527937", made + [51]),
+        ]
+        #expect(
+            try statuses(frames) == [
+                .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1), .belowConfidence,
+            ])
+    }
+
+    /// A part seen in as many frames as a reading needs, before the candidate is seen again, takes the candidate's
+    /// place (the longer reading was one frame's mistake), and still waits while the longer one is among the last
+    /// confident frames.
+    @Test("a part seen consecutiveFrames times takes the candidate's place")
+    func partTakesOver() throws {
+        let sure = Self.sure
+        let frames: [(String, [Double])] = [("45127", sure(5))] + Array(repeating: ("5127", sure(4)), count: 6)
+        #expect(
+            try statuses(frames) == [
+                .stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 3),
+                .stabilising(count: 4), .stabilising(count: 5), .completed,
+            ])
+    }
+}
