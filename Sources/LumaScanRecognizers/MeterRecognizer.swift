@@ -12,7 +12,8 @@ import LumaScanCore
 /// is seen again. A frame below the confidence that reads what a confident frame already read, at three quarters
 /// of ``MeterConfiguration/minConfidence`` or more, counts for it too (``supportingFraction``); it never starts a row.
 /// A reading that is a part of a longer confident one seen in the last 2 x `consecutiveFrames` confident frames (the
-/// display's end lost in some frames) waits until the longer one has not been seen for that long.
+/// display's end lost in some frames) waits until the longer one has not been seen for that long; so does a reading
+/// whose digits two or more of those frames read with the decimal point elsewhere, or with or without one.
 ///
 /// Reports, one per frame:
 /// - `IN_PROGRESS` / `UNREADABLE` with no text when no digit was found;
@@ -282,7 +283,27 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         // the side, a grid that covers part of a counter) reads as a confident part of itself: while a longer
         // confident reading that contains the candidate was seen in the last frames, the candidate waits.
         let part = recent.contains { $0.count > text.count && $0.contains(text) }
-        return candidateCount >= configuration.consecutiveFrames && !part
+        // The decimal point is the reader's least sure mark: while the same digits with the point elsewhere, or with
+        // or without one, were read confidently in two or more of the last frames, the candidate waits too. (One such
+        // frame is taken for the reader's slip: waiting on it lost more right readings than it saved misreads.)
+        var otherPoint = 0
+        for reading in recent where reading != text && Self.sameDigits(reading, text) { otherPoint += 1 }
+        return candidateCount >= configuration.consecutiveFrames && !part && otherPoint < 2
+    }
+
+    /// Whether two readings have the same digits, whatever their decimal points (compared in place, without copies).
+    static func sameDigits(_ a: String, _ b: String) -> Bool {
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        let point = UInt8(ascii: ".")
+        while true {
+            var x = left.next()
+            while x == point { x = left.next() }
+            var y = right.next()
+            while y == point { y = right.next() }
+            if x != y { return false }
+            if x == nil { return true }
+        }
     }
 
     private func encodePNG(_ crop: LumaView) -> [UInt8]? {

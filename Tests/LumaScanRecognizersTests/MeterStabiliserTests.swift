@@ -62,6 +62,38 @@ struct MeterStabiliserTests {
             ])
     }
 
+    /// The decimal point is the reader's least sure mark. Issue 17's framing, seed 181, meter 227, 56099707: read
+    /// twice without a point, then in three frames as 560997.07, which completed, a misread; seed 179, meter 31,
+    /// 79.592: twice right, then three frames of 7959.2. A reading now waits while the same digits with another point
+    /// (or with or without one) were read confidently in two or more of the last frames, and completes once they
+    /// have left them. A single such frame is not waited on: seed 163's 95671.973, its point seen in the first frame
+    /// only and missed in the next three confident ones, still completes 95671973 (waiting on one frame lost more
+    /// right readings than it saved misreads).
+    @Test("a reading waits while the same digits with another decimal point were read in two of the last frames")
+    func otherPoint() throws {
+        let sure = Self.sure
+        let twice: [(String, [Double])] =
+            [("56099707", sure(8)), ("56099707", sure(8))] + Array(repeating: ("560997.07", sure(8)), count: 5)
+        #expect(
+            try statuses(twice) == [
+                .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1), .stabilising(count: 2),
+                .stabilising(count: 3), .stabilising(count: 4), .completed,
+            ])
+        let moved: [(String, [Double])] = [
+            ("79.592", sure(5)), ("79.592", sure(5)), ("7959.2", sure(5)), ("7959.2", sure(5)), ("7959.2", sure(5)),
+        ]
+        #expect(
+            try statuses(moved) == [
+                .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1), .stabilising(count: 2),
+                .stabilising(count: 3),
+            ])
+        let once: [(String, [Double])] = [("95671.973", sure(8))] + Array(repeating: ("95671973", sure(8)), count: 3)
+        #expect(
+            try statuses(once) == [.stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .completed])
+        #expect(MeterRecognizer.sameDigits("79.592", "7959.2") && !MeterRecognizer.sameDigits("79.592", "79.593"))
+        #expect(!MeterRecognizer.sameDigits("7959", "79592") && MeterRecognizer.sameDigits("", "."))
+    }
+
     /// A part seen in as many frames as a reading needs, before the candidate is seen again, takes the candidate's
     /// place (the longer reading was one frame's mistake), and still waits while the longer one is among the last
     /// confident frames.
