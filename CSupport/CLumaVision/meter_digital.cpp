@@ -722,7 +722,9 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // digit. The display's edges reach past the digits' band. So is a blob up to 1.45 times the digits' height,
     // centred on their line, whose own box, probed and read as a cell, is a whole digit: a near digit that
     // perspective makes larger than the row (a leading "3" left out of 37443.4).
-    auto largerDigit = [&](const Blob &b, double top, double most) {
+    // (`apart`: a blob of the first row search's map, below, up to 1.8 times the digits' height.)
+    auto largerDigit = [&](const Blob &b, double top, bool apart) {
+        const double most = apart ? 1.8 : 1.45;
         if (b.h < h || b.h > most * h || b.w < 0.5 * wd * b.h / h || b.w > 1.4 * wd * b.h / h) return false;
         if (std::fabs(b.y + 0.5 * b.h - (top + 0.5 * h)) > 0.2 * h + 0.5 * (b.h - h)) return false;
         const Box box{double(b.x), double(b.y), double(b.w), double(b.h)};
@@ -734,26 +736,28 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
         // those the stroke map was made for, stand out less (at 480p the near "3" of 04719.3 at 0.58 of the digits'
         // level): its three horizontal segments lit, at half the digits' level or more, are a digit there (a bezel's
         // edge or corner lights one at most). Such a digit only makes the reading doubtful.
-        return wholeDigit(r) || (most > 1.45 && !r.holeLit && (r.mask & (kA | kD | kG)) == (kA | kD | kG) &&
+        return wholeDigit(r) || (apart && !r.holeLit && (r.mask & (kA | kD | kG)) == (kA | kD | kG) &&
                                  r.own >= 0.5 * lit);
     };
     {
         const double from = cells[0].left - kStrayPitches * pitch;
         const double to = cells[cellCount - 1].left + wd + kStrayPitches * pitch;
         const double first = cells[0].left, last = cells[cellCount - 1].left + wd;
+        // Near the reading but centred outside it, within kStrayPitches of either end.
+        auto beside = [&](double cx) { return (cx < first && cx > from) || (cx > last && cx < to); };
         for (const Blob &b : m.blobs) {
             const double cx = b.cx(), top = row.top + row.shift(cx);
-            if (!((cx < first && cx > from) || (cx > last && cx < to))) continue;
+            if (!beside(cx)) continue;
             if (b.h >= 0.6 * h && b.y >= top - 0.12 * h && b.y + b.h <= top + 1.12 * h) partial = true;
-            else if (largerDigit(b, top, 1.45)) partial = true;
+            else if (largerDigit(b, top, false)) partial = true;
         }
         // A display seen from the side steeply: its near digit, up to 1.8 times the row's height, has its segments
         // too far apart to join into one blob in the map the digits are read from, and it is neither a member nor a
         // blob above. The first row search's map joined them (04719.3 read as a confident 04719 at the bench kit's
         // yaw 0.3, its near "3" 1.5 times the row's height).
         for (const Blob &b : m.firstBlobs) {
-            const double cx = b.cx(), top = row.top + row.shift(cx);
-            if (((cx < first && cx > from) || (cx > last && cx < to)) && largerDigit(b, top, 1.8)) partial = true;
+            const double cx = b.cx();
+            if (beside(cx) && largerDigit(b, row.top + row.shift(cx), true)) partial = true;
         }
     }
 #ifdef LV_METER_CELL_HOOK

@@ -222,8 +222,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         }
         if reading.text == candidate {
             candidateCount += 1
-            part = nil
-            partCount = 0
+            (part, partCount) = (nil, 0)
             for (index, confidence) in reading.digitConfidences.enumerated() where index < candidateLeast.count {
                 candidateLeast[index] = min(candidateLeast[index], confidence)
             }
@@ -238,19 +237,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
                 remember(reading.text)
                 return .stabilising(count: partCount)
             }
-            candidate = reading.text
-            candidateCount = partCount
-            part = nil
-            partCount = 0
-            candidateLeast.removeAll(keepingCapacity: true)
-            candidateLeast.append(contentsOf: reading.digitConfidences)
+            start(reading, count: partCount)
         } else {
-            candidate = reading.text
-            candidateCount = 1
-            part = nil
-            partCount = 0
-            candidateLeast.removeAll(keepingCapacity: true)
-            candidateLeast.append(contentsOf: reading.digitConfidences)
+            start(reading, count: 1)
         }
         remember(reading.text)
         return isComplete(reading.text) ? .completed : .stabilising(count: candidateCount)
@@ -271,6 +260,15 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             && candidateLeast.suffix(extra).allSatisfy { $0 >= Self.sureExtraDigits }
     }
 
+    /// Makes `reading` the candidate, seen in `count` frames.
+    private func start(_ reading: MeterReading, count: Int) {
+        candidate = reading.text
+        candidateCount = count
+        (part, partCount) = (nil, 0)
+        candidateLeast.removeAll(keepingCapacity: true)
+        candidateLeast.append(contentsOf: reading.digitConfidences)
+    }
+
     /// Keeps a confident reading among the `recentLimit` last.
     private func remember(_ text: String) {
         if recent.count == recentLimit { recent.removeFirst() }
@@ -282,13 +280,13 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         // A display whose end some frames lose (a digit at the edge of the glare, the near end of a display seen from
         // the side, a grid that covers part of a counter) reads as a confident part of itself: while a longer
         // confident reading that contains the candidate was seen in the last frames, the candidate waits.
-        let part = recent.contains { $0.count > text.count && $0.contains(text) }
+        let inLonger = recent.contains { $0.count > text.count && $0.contains(text) }
         // The decimal point is the reader's least sure mark: while the same digits with the point elsewhere, or with
         // or without one, were read confidently in two or more of the last frames, the candidate waits too. (One such
         // frame is taken for the reader's slip: waiting on it lost more right readings than it saved misreads.)
         var otherPoint = 0
         for reading in recent where reading != text && Self.sameDigits(reading, text) { otherPoint += 1 }
-        return candidateCount >= configuration.consecutiveFrames && !part && otherPoint < 2
+        return candidateCount >= configuration.consecutiveFrames && !inLonger && otherPoint < 2
     }
 
     /// Whether two readings have the same digits, whatever their decimal points (compared in place, without copies).

@@ -45,6 +45,10 @@ struct MeterStabiliserTests {
                 .stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 1),
                 .completed,
             ])
+        // The other end: the trailing "99" of 51736.799 (seed 179 of that framing, meter 183) lost in a frame.
+        #expect(
+            try statuses([("51736.799", sure(8)), ("51736.7", sure(6)), ("51736.799", sure(8)), ("51736.799", sure(8))])
+                == [.stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .completed])
     }
 
     /// Seed 179 (default framing), meter 238, 952793: a frame made up a trailing "7" at 74, then at 95; the part
