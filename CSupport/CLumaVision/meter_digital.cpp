@@ -840,12 +840,14 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // A small point, blurred, stays fainter than a segment in the stroke map: one that stands far out from the
     // unlit points, or is a good part as bright as the segments, may be lit, or not; either way the reading is
     // doubtful. So is a reading with a gap too narrow to look for a point in, or a bright spot taken for a corner,
-    // unless a point was found elsewhere: a point missed there makes another number.
+    // unless a point was found elsewhere: a point missed there makes another number. (A spot no brighter than the
+    // one in another gap, kPointLead, is what the gaps show, not a point.)
     const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
     const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
-    } else if ((bestAfter > 0 && (standsOut || bestDot >= kDoubtfulPoint * lit)) || unseen || dismissed) {
+    } else if ((bestAfter > 0 && (standsOut || (bestDot >= kDoubtfulPoint * lit && bestDot >= kPointLead * otherDots))) ||
+               unseen || dismissed) {
         out.doubt(float(kDoubtful));
         out.pointUnseen = unseen;
     }

@@ -78,6 +78,11 @@ import Testing
 /// - wide7-166, 547.6 (LCD): read 5476, confidently, the point missed beside the border.
 /// - wide179-143, 6410832 (LED, seed 179, rolled and seen from the side): the near "64", taller than the rest and
 ///   below their tilted row, were left out (10832, partial); rectified, the row is whole.
+/// - wide199-76-f3, 790399 (LCD, glare; seed 199, frame 3) and wide211-196, 411555 (LCD, bevelled segments; seed
+///   211): every gap at the baseline shows a spot a third to a half as bright as the segments (the unlit points and
+///   the digits' corners, brightened alike), the brightest mostly leading the next by 1-15 %. A spot that bright made
+///   the reading doubtful whatever the other gaps showed, in every frame of both meters: no result. A lit point is
+///   one spot; one that leads the other gaps' by less than kPointLead (1.2) is no point, and no doubt.
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -134,7 +139,8 @@ struct MeterSevenSegmentCropTests {
             ("wide7-42.png", "97924"), ("wide7-198.png", "560731"), ("wide7-172.png", "943862"),
             ("wide7-228.png", "721059"), ("wide7-166.png", "547.6"), ("seed101-8.png", "48.834632"),
             ("seed101-188.png", "97029.77"), ("seed149-114.png", "6803727"), ("seed83-70.png", "5712.41"),
-            ("wide179-143.png", "6410832"), ("seed191-117-f2.png", "55.1106"),
+            ("wide179-143.png", "6410832"), ("seed191-117-f2.png", "55.1106"), ("wide199-76-f3.png", "790399"),
+            ("wide211-196.png", "411555"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
