@@ -45,6 +45,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     private let reader: OpaquePointer
     private let validation: Regex<AnyRegexOutput>?
     private var geometryCache: CutoutGeometry?
+    /// The last report's polygon and the digit bounds it was made from: a meter held still reports the same bounds
+    /// frame after frame, and shares one array instead of allocating a new one each frame.
+    private var polygonCache: (bounds: Rect, polygon: [Point])?
     private var candidate: String?
     private var candidateCount = 0
     /// A confident part of the candidate (one end of the display lost) seen in the frames since the candidate's last,
@@ -133,7 +136,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         if count < 0 {
             logger.error("meter reader failed", metadata: ["code": "\(count)", "frame": "\(metadata.index)"])
         }
-        var reading = Self.reading(from: result, geometry: geometry, maxDecimals: configuration.maxNumDecimalDigits)
+        var reading = Self.reading(
+            from: result, geometry: geometry, maxDecimals: configuration.maxNumDecimalDigits,
+            reusing: lastReading?.digitConfidences ?? [])
         reading.frameIndex = metadata.index
         reading.status = status(of: reading)
         // Every frame's reading, for working out why a meter does not complete (`--log-level trace`); swift-log
@@ -175,13 +180,18 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
 
     private func append(_ reading: MeterReading, metadata: FrameMetadata, into reports: inout [ScanReport]) {
         lastReading = reading
-        let polygon: [Point] =
-            reading.digitBounds.map { box in
-                [
+        var polygon: [Point] = []
+        if let box = reading.digitBounds {
+            if let polygonCache, polygonCache.bounds == box {
+                polygon = polygonCache.polygon
+            } else {
+                polygon = [
                     Point(x: Double(box.x), y: Double(box.y)), Point(x: Double(box.maxX), y: Double(box.y)),
                     Point(x: Double(box.maxX), y: Double(box.maxY)), Point(x: Double(box.x), y: Double(box.maxY)),
                 ]
-            } ?? []
+                polygonCache = (box, polygon)
+            }
+        }
         if reading.status == .completed {
             reports.append(
                 ScanReport(
@@ -317,8 +327,12 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     }
 
     /// Turns the C result into a reading (status and frame index to be filled in), mapping crop pixels to frame
-    /// pixels and dropping decimal digits beyond `maxDecimals` (when it is not negative).
-    static func reading(from result: lv_meter_result, geometry: CutoutGeometry, maxDecimals: Int) -> MeterReading {
+    /// pixels and dropping decimal digits beyond `maxDecimals` (when it is not negative). The reading shares
+    /// `previous` as its confidences when they are the same values (the last frame's, for a meter held still), so
+    /// that such a frame allocates no array of its own.
+    static func reading(
+        from result: lv_meter_result, geometry: CutoutGeometry, maxDecimals: Int, reusing previous: [Double] = []
+    ) -> MeterReading {
         let count = max(0, min(Int(result.digit_count), Int(LV_METER_MAX_DIGITS)))
         var kept = count  // the digits left once decimals beyond maxDecimals are dropped
         var decimalAfter = Int(result.decimal_after)
@@ -327,9 +341,11 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         }
         if decimalAfter >= 0, decimalAfter >= kept { decimalAfter = -1 }  // no decimals left
         // Read from the result in place (the digits are not copied into an array of their own: a frame's reading
-        // allocates only what it hands out, the confidences and the text).
+        // allocates only what it hands out: the confidences when they changed, and a text longer than a small string).
         let confidences = withUnsafeBytes(of: result.confidence) { raw in
-            (0..<kept).map { Double(raw.load(fromByteOffset: $0 * MemoryLayout<Float>.stride, as: Float.self)) }
+            let value = { Double(raw.load(fromByteOffset: $0 * MemoryLayout<Float>.stride, as: Float.self)) }
+            let same = previous.count == kept && previous.indices.allSatisfy { previous[$0] == value($0) }
+            return same ? previous : (0..<kept).map(value)
         }
         var text = ""
         withUnsafeBytes(of: result.digits) { digits in

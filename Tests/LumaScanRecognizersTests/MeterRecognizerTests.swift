@@ -266,6 +266,37 @@ struct MeterRecognizerTests {
         #expect(recognizer.completedReading?.digitConfidences.count == text.filter(\.isNumber).count)
     }
 
+    /// Steady state allocates nothing of ours per frame: a meter held still reads the same bounds and confidences in
+    /// every frame, and its reports share the last frame's arrays. A meter elsewhere gets a polygon of its own bounds.
+    @Test("A meter held still shares its polygon and confidences from frame to frame; one elsewhere gets its own")
+    func heldStillShares() throws {
+        let fixture = try MeterFixture()
+        let recognizer = try MeterRecognizer(
+            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+        let meter = fixture.meter(seed: 21, kind: .digital).clean().withText("123.45")
+        func storage<T>(_ array: [T]) -> UnsafePointer<T>? { array.withUnsafeBufferPointer { $0.baseAddress } }
+        func corners(_ box: Rect) -> [Point] {
+            [
+                Point(x: Double(box.x), y: Double(box.y)), Point(x: Double(box.maxX), y: Double(box.y)),
+                Point(x: Double(box.maxX), y: Double(box.maxY)), Point(x: Double(box.x), y: Double(box.maxY)),
+            ]
+        }
+        let first = try #require(fixture.process(meter, index: 0, with: recognizer).first)
+        let firstReading = try #require(recognizer.lastReading)
+        let second = try #require(fixture.process(meter, index: 1, with: recognizer).first)
+        let secondReading = try #require(recognizer.lastReading)
+        #expect(secondReading.text == "123.45" && secondReading.digitConfidences == firstReading.digitConfidences)
+        #expect(first.polygon == corners(try #require(firstReading.digitBounds)))
+        #expect(second.polygon == first.polygon && storage(second.polygon) == storage(first.polygon))
+        #expect(storage(secondReading.digitConfidences) == storage(firstReading.digitConfidences))
+
+        let moved = fixture.meter(seed: 22, kind: .digital).clean().withText("123.45")
+        let third = try #require(fixture.process(moved, index: 2, with: recognizer).first)
+        let bounds = try #require(recognizer.lastReading?.digitBounds)
+        #expect(bounds != firstReading.digitBounds)
+        #expect(third.polygon == corners(bounds))
+    }
+
     @Test("A different reading restarts the count")
     func restarts() throws {
         let fixture = try MeterFixture()
