@@ -835,18 +835,23 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
         }
     }
     double otherDots = 0;
-    for (int i = 0; i + 1 < cellCount; ++i)
+    int spotted = 0;  // gaps with a spot at kDoubtfulPoint of the lit level or more
+    for (int i = 0; i + 1 < cellCount; ++i) {
         if (i + 1 != bestAfter) otherDots = std::max(otherDots, dots[i]);
+        spotted += dots[i] >= kDoubtfulPoint * lit;
+    }
     // A small point, blurred, stays fainter than a segment in the stroke map: one that stands far out from the
     // unlit points, or is a good part as bright as the segments, may be lit, or not; either way the reading is
     // doubtful. So is a reading with a gap too narrow to look for a point in, or a bright spot taken for a corner,
-    // unless a point was found elsewhere: a point missed there makes another number. (A spot no brighter than the
-    // one in another gap, kPointLead, is what the gaps show, not a point.)
+    // unless a point was found elsewhere: a point missed there makes another number. (Spots in kAlikeGaps gaps or
+    // more, the brightest leading the next by less than kPointLead, are what the gaps show, not a point. Two alike
+    // may be a point and a corner.)
     const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
     const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
-    } else if ((bestAfter > 0 && (standsOut || (bestDot >= kDoubtfulPoint * lit && bestDot >= kPointLead * otherDots))) ||
+    } else if ((bestAfter > 0 && (standsOut || (bestDot >= kDoubtfulPoint * lit &&
+                                                (bestDot >= kPointLead * otherDots || spotted < kAlikeGaps)))) ||
                unseen || dismissed) {
         out.doubt(float(kDoubtful));
         out.pointUnseen = unseen;

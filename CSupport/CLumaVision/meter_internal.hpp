@@ -119,12 +119,14 @@ constexpr double kFaintPoint = 0.2;
 /// (scripts/eval-meter.sh --digital, seeds 23, 71, 83, 101, 127) such spots were 32 of the 49 confident frames that
 /// missed a point, and 35 of 5,338 confident frames of displays without one.
 constexpr double kDoubtfulPoint = 0.35;
-/// ... unless it leads the spot of every other gap by less than this factor: a lit point is one spot, where gaps lit
-/// alike (an LCD's ghost points under glare, the corners of wide digits close together) are the display's pattern.
-/// On the wide generator in issue 17's framing (seeds 179, 181, 199, 211) the spots of 32 frames of displays without
-/// a point led by less than 1.2, those of the frames with a faint lit point by 1.28 and more; meters exact 894 -> 900
-/// of 960 there, 673 -> 677 of 720 on seeds never studied (197, 223, 227), misreads unchanged (3 and 5).
+/// ... unless kAlikeGaps gaps or more show such a spot and the brightest leads every other gap's by less than this
+/// factor: a lit point is one spot, where gaps lit alike (an LCD's ghost points under glare, the corners of wide
+/// digits close together) are the display's pattern. Two spots alike stay doubtful: a corner and a faint lit point
+/// (5810.7924 on seed 163, its point 55 against the corner's 56). On the wide generator in issue 17's framing (seeds
+/// 179, 181, 199, 211) the spots of 32 frames of displays without a point led by less than 1.2, those of the frames
+/// with a faint lit point by 1.28 and more.
 constexpr double kPointLead = 1.2;
+constexpr int kAlikeGaps = 3;
 /// A spot in the gap is a digit's corner, not a decimal point, when the stroke map this far above it (stroke widths,
 /// plus the point's probe) is lit at least kStrokeAbove of the spot's brightness.
 constexpr double kPointReach = 1.2;

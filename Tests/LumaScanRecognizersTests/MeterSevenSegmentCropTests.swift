@@ -82,7 +82,8 @@ import Testing
 ///   211): every gap at the baseline shows a spot a third to a half as bright as the segments (the unlit points and
 ///   the digits' corners, brightened alike), the brightest mostly leading the next by 1-15 %. A spot that bright made
 ///   the reading doubtful whatever the other gaps showed, in every frame of both meters: no result. A lit point is
-///   one spot; one that leads the other gaps' by less than kPointLead (1.2) is no point, and no doubt.
+///   one spot; spots in three gaps or more (kAlikeGaps), the brightest leading the others by less than kPointLead
+///   (1.2), are no point, and no doubt (two alike may be a corner and a point: see `cornerAndPointAlike`).
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -230,6 +231,18 @@ struct MeterSevenSegmentCropTests {
     @Test("a bright spot under a digit, taken for its corner, leaves a reading without a point doubtful")
     func pointUnderOne() throws {
         try expectRightOrDoubtful("seed149-98.png", "1.837")
+    }
+
+    /// seed163-52-f2 and -f5, 5810.7924 (LCD; frames 2 and 5 of meter 52): the 5's lower left corner in the gap after
+    /// it and the lit point after the "0" are spots alike (0.53 and 0.52 of the lit level in the camera's frame 5); the corner was
+    /// the brightest by 2 %. Taken for the display's pattern of gaps lit alike (kPointLead alone), the reading was a
+    /// confident 58107924. Two spots alike may be a corner and a point: frame 5 is read with its point, frame 2 is
+    /// doubtful; spots alike in kAlikeGaps (3) gaps or more are a pattern.
+    @Test(
+        "a corner and a faint point alike in two gaps are no pattern of the display: the point, or a doubt",
+        arguments: ["seed163-52-f2.png", "seed163-52-f5.png"])
+    func cornerAndPointAlike(name: String) throws {
+        try expectRightOrDoubtful(name, "5810.7924")
     }
 
     /// seed149-177-f3, 37817.43, and seed101-189, 37443.4 (LED, perspective): the leading "3", nearer, is a third
