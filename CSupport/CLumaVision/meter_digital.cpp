@@ -71,12 +71,33 @@ static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
     return box;
 }
 
+/// A least-squares line y = at0 + slope x through the points added.
+struct LineFit {
+    double n = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;
+    void add(double x, double y) {
+        n += 1;
+        sx += x;
+        sxx += x * x;
+        sy += y;
+        sxy += x * y;
+    }
+    /// The line, into `slope` and `at0`; false (both left as they were) through fewer than two distinct x.
+    bool solve(double &slope, double &at0) const {
+        const double det = n * sxx - sx * sx;
+        if (n < 2 || det <= 1e-9) return false;
+        slope = (n * sxy - sx * sy) / det;
+        at0 = (sy - slope * sx) / n;
+        return true;
+    }
+};
+
 /// The homography that rectifies a display seen from the side, into m.rectification: the lines along the tops and the
 /// bottoms of `row`'s digits bound a trapezoid that it maps onto a rectangle as tall as the digits' mean height, level
 /// about the row's centre. The lines are fitted by least squares to the members as tall as digits (kPerspectiveDigits
-/// or more), then again without those more than a tenth of the row's height off either line (a point joined below a
-/// digit, a "4" or a "7" whose blob ends short of a line). False when the digits are nearly equally tall from end
-/// to end (kMinPerspective), too few, or the lines fit them badly.
+/// or more, or kFewPerspectiveDigits whose widths grow with their heights), then again without those more than a
+/// tenth of the row's height off either line (a point joined below a digit, a "4" or a "7" whose blob ends short of a
+/// line). False when the digits are nearly equally tall from end to end (kMinPerspective), too few, or the lines fit
+/// them badly.
 [[gnu::noinline]] static bool findPerspective(lv_meter &m, const Row &row) {
     double topSlope = 0, topAt0 = 0, bottomSlope = 0, bottomAt0 = 0;
     // A member's distance from the top line and from the bottom line.
@@ -87,30 +108,22 @@ static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
     // Fits both lines to the members as tall as digits, and with `trim`, only to those near the lines fitted before;
     // returns how many it fitted them to (0 when they cannot be fitted).
     auto fit = [&](bool trim) {
-        double n = 0, sx = 0, sxx = 0, st = 0, sxt = 0, sb = 0, sxb = 0;
+        LineFit tops, bottoms;
         for (const Blob &b : row.members) {
             if (b.h < 0.7 * row.height) continue;
             double top, bottom;
             off(b, top, bottom);
             if (trim && std::max(std::fabs(top), std::fabs(bottom)) > 0.1 * row.height) continue;
-            const double x = b.cx();
-            n += 1;
-            sx += x;
-            sxx += x * x;
-            st += b.y;
-            sxt += x * b.y;
-            sb += b.y + b.h;
-            sxb += x * (b.y + b.h);
+            tops.add(b.cx(), b.y);
+            bottoms.add(b.cx(), b.y + b.h);
         }
-        const double det = n * sxx - sx * sx;
-        if (n < 2 || det <= 1e-9) return 0;
-        topSlope = (n * sxt - sx * st) / det;
-        topAt0 = (st - topSlope * sx) / n;
-        bottomSlope = (n * sxb - sx * sb) / det;
-        bottomAt0 = (sb - bottomSlope * sx) / n;
-        return int(n);
+        if (!tops.solve(topSlope, topAt0) || !bottoms.solve(bottomSlope, bottomAt0)) return 0;
+        return int(tops.n);
     };
-    if (fit(false) < kPerspectiveDigits || fit(true) < kPerspectiveDigits - 1) return false;
+    const int fitted = fit(false);
+    if (fitted < kFewPerspectiveDigits) return false;
+    const int trimmed = fit(true);
+    if (trimmed < kFewPerspectiveDigits - 1) return false;
     // The ends and the fit, over the members near the lines fitted now.
     double first = 1e18, last = -1e18, residual = 0;
     int near = 0;
@@ -123,12 +136,31 @@ static cv::Rect traceBlob(lv_meter &m, cv::Point seed, cv::Rect window) {
         residual += top * top + bottom * bottom;
         ++near;
     }
-    if (near < kPerspectiveDigits - 1) return false;
+    if (near < kFewPerspectiveDigits - 1) return false;
     const double h0 = (bottomAt0 + bottomSlope * first) - (topAt0 + topSlope * first);
     const double h1 = (bottomAt0 + bottomSlope * last) - (topAt0 + topSlope * last);
     if (h0 <= 0 || h1 <= 0 || last - first < row.height) return false;
     const double mean = (h0 + h1) / 2;
     if (std::fabs(h1 - h0) < kMinPerspective * mean || std::sqrt(residual / (2 * near)) > 0.08 * mean) return false;
+    // Perspective widens the near digits as much as it makes them taller (more: they are foreshortened less), and
+    // few members tell it only when their widths agree: heights that change along a row of equally wide digits are
+    // a point joined under a digit or strokes lost to the threshold (2.994: the 2 with its point taller, the 4
+    // shorter, as wide; rectified, the 2 read as a 1).
+    if (fitted < kPerspectiveDigits || trimmed < kPerspectiveDigits - 1 || near < kPerspectiveDigits - 1) {
+        LineFit widths;
+        for (const Blob &b : row.members) {
+            double top, bottom;
+            off(b, top, bottom);
+            if (b.h >= 0.7 * row.height && b.w >= 0.35 * row.height &&
+                std::max(std::fabs(top), std::fabs(bottom)) <= 0.1 * row.height)
+                widths.add(b.cx(), b.w);
+        }
+        double slope = 0, at0 = 0;
+        if (!widths.solve(slope, at0)) return false;
+        const double w0 = at0 + slope * first, w1 = at0 + slope * last;
+        const double taller = (h1 - h0) / (h0 + h1), wider = (w1 - w0) / (w0 + w1);
+        if ((taller > 0 ? wider : -wider) < kPerspectiveWidth * std::fabs(taller)) return false;
+    }
     const double centre = ((topAt0 + bottomAt0) + (topSlope + bottomSlope) * (first + last) / 2) / 2;
     const cv::Point2d from[4] = {{first, topAt0 + topSlope * first},
                                  {last, topAt0 + topSlope * last},

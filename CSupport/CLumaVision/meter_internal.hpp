@@ -63,8 +63,12 @@ constexpr double kMinSlant = 0.03;
 /// seen from the side) is read from the working image rectified by the homography that makes them equally tall.
 constexpr double kMinPerspective = 0.1;
 /// Perspective is told from at least this many members as tall as digits (fewer tell a short "4" or "7", or a point
-/// joined under a digit, from perspective too easily).
+/// joined under a digit, from perspective too easily), or from kFewPerspectiveDigits (a display of four digits, or
+/// one whose segment gaps break some digits' blobs) whose widths change along the row by at least kPerspectiveWidth
+/// times as much as their heights, the same way: perspective widens the near digits as it makes them taller.
 constexpr int kPerspectiveDigits = 5;
+constexpr int kFewPerspectiveDigits = 4;
+constexpr double kPerspectiveWidth = 0.5;
 
 /// A seven-segment row member wider than this many median digit widths, as tall as the row and with a left stroke
 /// (not a lit point joined to the digit), is a near digit that perspective makes larger: its cell is centred on it,
