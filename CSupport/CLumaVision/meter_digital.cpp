@@ -124,9 +124,10 @@ struct LineFit {
     if (fitted < kFewPerspectiveDigits) return false;
     const int trimmed = fit(true);
     if (trimmed < kFewPerspectiveDigits - 1) return false;
-    // The ends and the fit, over the members near the lines fitted now.
+    // The ends and the fit, over the members near the lines fitted now, and the widths of those that are no "1".
     double first = 1e18, last = -1e18, residual = 0;
     int near = 0;
+    LineFit widths;
     for (const Blob &b : row.members) {
         double top, bottom;
         off(b, top, bottom);
@@ -135,6 +136,7 @@ struct LineFit {
         last = std::max(last, b.cx());
         residual += top * top + bottom * bottom;
         ++near;
+        if (b.w >= 0.35 * row.height) widths.add(b.cx(), b.w);
     }
     if (near < kFewPerspectiveDigits - 1) return false;
     const double h0 = (bottomAt0 + bottomSlope * first) - (topAt0 + topSlope * first);
@@ -147,14 +149,6 @@ struct LineFit {
     // a point joined under a digit or strokes lost to the threshold (2.994: the 2 with its point taller, the 4
     // shorter, as wide; rectified, the 2 read as a 1).
     if (fitted < kPerspectiveDigits || trimmed < kPerspectiveDigits - 1 || near < kPerspectiveDigits - 1) {
-        LineFit widths;
-        for (const Blob &b : row.members) {
-            double top, bottom;
-            off(b, top, bottom);
-            if (b.h >= 0.7 * row.height && b.w >= 0.35 * row.height &&
-                std::max(std::fabs(top), std::fabs(bottom)) <= 0.1 * row.height)
-                widths.add(b.cx(), b.w);
-        }
         double slope = 0, at0 = 0;
         if (!widths.solve(slope, at0)) return false;
         const double w0 = at0 + slope * first, w1 = at0 + slope * last;
