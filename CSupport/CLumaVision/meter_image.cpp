@@ -155,15 +155,26 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
         for (const Blob &b : members) sx += b.cx();
         row.x0 = sx / double(members.size());
         row.slope = 0;
-        m.scratch.clear();
-        for (size_t i = 0; i < members.size(); ++i)
-            for (size_t j = i + 1; j < members.size(); ++j) {
-                const Blob &a = members[i], &b = members[j];
-                const double dx = b.cx() - a.cx();
-                if (dx < 0.5 * row.height) continue;
-                m.scratch.push_back((b.y - a.y) / dx);
-                m.scratch.push_back((b.y + b.h - a.y - a.h) / dx);
-            }
+        // Only members with a neighbour near them (a gap of at most kTiltReach heights) count, when they make
+        // enough pairs (kTiltPairs): a member far off along the row (the display's edge, something beside it) pairs
+        // with every digit, and its slopes, each off, outvote the digits' own on a short rolled row.
+        auto neighboured = [&](size_t i) {
+            const double reach = kTiltReach * row.height;
+            return (i > 0 && members[i].x - (members[i - 1].x + members[i - 1].w) <= reach) ||
+                   (i + 1 < members.size() && members[i + 1].x - (members[i].x + members[i].w) <= reach);
+        };
+        for (const bool all : {false, true}) {
+            m.scratch.clear();
+            for (size_t i = 0; i < members.size(); ++i)
+                for (size_t j = i + 1; j < members.size(); ++j) {
+                    const Blob &a = members[i], &b = members[j];
+                    const double dx = b.cx() - a.cx();
+                    if (dx < 0.5 * row.height || (!all && (!neighboured(i) || !neighboured(j)))) continue;
+                    m.scratch.push_back((b.y - a.y) / dx);
+                    m.scratch.push_back((b.y + b.h - a.y - a.h) / dx);
+                }
+            if (m.scratch.size() >= 2 * kTiltPairs) break;
+        }
         if (!m.scratch.empty()) row.slope = std::clamp(median(m.scratch), -kMaxRowSlope, kMaxRowSlope);
         // The centre line through the mean of the centres of the members of about the row's height, at its middle
         // column; the height is the medians' above.

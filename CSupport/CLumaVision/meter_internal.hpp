@@ -107,6 +107,10 @@ constexpr double kBorderLineFill = 0.12;
 /// A seven-segment row tilts by at most this much (rows per column): a few degrees of roll, and a display seen from
 /// the side, whose perspective tilts the row further.
 constexpr double kMaxRowSlope = 0.25;
+/// The tilt of a seven-segment row is measured between the members that have a neighbour at most kTiltReach digit
+/// heights from them when they make at least kTiltPairs pairs, else between all of them.
+constexpr double kTiltReach = 2.0;
+constexpr size_t kTiltPairs = 3;
 
 /// A member's right edge is its digit's above this fraction of the digit height from the bottom: a lit decimal point
 /// joined to the digit's blob seldom reaches it (round points up to about two strokes across), the lower right

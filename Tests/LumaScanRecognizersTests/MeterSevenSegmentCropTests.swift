@@ -88,6 +88,11 @@ import Testing
 ///   blobs, so that only four members are as tall as digits, too few to tell perspective by (kPerspectiveDigits);
 ///   read as the camera saw it, the 9 and the 5 were lost (18604852, doubtful in every frame). Four members whose
 ///   widths grow with their heights tell it (kFewPerspectiveDigits), and rectified the row is whole.
+/// - wide181-210, 5158 (LCD, slanted, rolled 8 degrees; seed 181, frame 0): the display's edge, far to the left of
+///   the digits, is a member of the row, and its slopes to each digit, paired with theirs, outvoted the digits' own:
+///   the row's tilt came out a third of the roll's, the leading "5" showed a lit hole under it, and the reading was
+///   15, partial. The tilt now comes from the members with a neighbour near them (kTiltReach) where they make enough
+///   pairs.
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -145,7 +150,7 @@ struct MeterSevenSegmentCropTests {
             ("wide7-228.png", "721059"), ("wide7-166.png", "547.6"), ("seed101-8.png", "48.834632"),
             ("seed101-188.png", "97029.77"), ("seed149-114.png", "6803727"), ("seed83-70.png", "5712.41"),
             ("wide179-143.png", "6410832"), ("seed191-117-f2.png", "55.1106"), ("wide199-76-f3.png", "790399"),
-            ("wide211-196.png", "411555"), ("wide7-203.png", "195.04852"),
+            ("wide211-196.png", "411555"), ("wide7-203.png", "195.04852"), ("wide181-210.png", "5158"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
