@@ -478,28 +478,44 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // point in the gap, that reaches into a probe at the cell's edge leaves it there, while the cell's own strokes stay
     // under the probes (each spans about half the cell). A side counts when both of its readings show a whole pattern
     // of the same digit and no probe grew brighter (moving onto something else); the surer side's less sure reading
-    // replaces the cell's when it is surer still. One lucky position alone, in noise, does not. (A cell with a lit
-    // hole is off its digit or no digit; the run's ends and the extension below deal with it.)
-    for (int i = 0; i < cellCount; ++i) {
-        CellReading &r = readings[i];
-        if (r.blank || r.holeLit || r.confidence >= 1) continue;
+    // replaces the cell's when it is surer still. One lucky position alone, in noise, does not. A cell with a lit hole
+    // is read again a little higher and lower the same way (below); if that fails, it is off its digit or no digit,
+    // and the run's ends and the extension below deal with it.
+    auto rereadMoved = [&](int i, CellReading &r, auto moved) {
         CellReading best = r;
         for (const int side : {-1, 1}) {
-            CellReading moved[2];
+            CellReading read[2];
             bool usable = true;
             for (int k = 0; k < 2 && usable; ++k) {
-                const double left = cells[i].at() + side * (k + 1) * kCellShift * wd;
+                const Box box = moved(side, k + 1);
                 double values[7];
-                probeCell(left, values);
+                probeBox(box, values);
                 for (int s = 0; s < 7; ++s) usable = usable && values[s] <= value[i][s] + 0.1 * lit;
-                moved[k] = classify(values, left);
-                usable = usable && moved[k].exact && !moved[k].holeLit && !moved[k].blank;
+                read[k] = classifyBox(values, box);
+                usable = usable && read[k].exact && !read[k].holeLit && !read[k].blank;
             }
-            if (!usable || moved[0].digit != moved[1].digit) continue;
-            const CellReading &lessSure = moved[0].confidence <= moved[1].confidence ? moved[0] : moved[1];
+            if (!usable || read[0].digit != read[1].digit) continue;
+            const CellReading &lessSure = read[0].confidence <= read[1].confidence ? read[0] : read[1];
             if (lessSure.confidence > best.confidence) best = lessSure;
         }
         r = best;
+    };
+    for (int i = 0; i < cellCount; ++i) {
+        CellReading &r = readings[i];
+        if (r.blank) continue;
+        if (!r.holeLit && r.confidence < 1) {
+            rereadMoved(i, r,
+                        [&](int side, int step) { return cellBox(cells[i].at() + side * step * kCellShift * wd); });
+        } else if (r.holeLit) {
+            // A cell with a lit hole (its confidence 0) read again a little higher and lower (kCellShift of the
+            // height, then twice that): a digit that sits off the row's line by more than the holes' margin (a "4",
+            // which has no top segment, below a row that the other digits' tops level) puts its middle segment in a
+            // hole's probe.
+            const Box box = cellBox(cells[i].at());
+            rereadMoved(i, r, [&](int side, int step) {
+                return Box{box.left, box.top + side * step * kCellShift * h, box.width, box.height};
+            });
+        }
     }
     // Nothing above or below a digit may go on from it: the display's edge and the meter body's, which read as a "1"
     // (or, with a corner or glare beside them, as a 7 or a 5), reach past the digits' top and bottom. For a "1"
