@@ -826,6 +826,8 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     const int dot = std::max(1, int(std::lround(std::min(0.07 * tall, 0.5 * (pitch - wd)))));
     cv::boxFilter(m.strokes, m.boxed, -1, cv::Size(dot, dot));
     double dots[LV_METER_MAX_DIGITS] = {};
+    double above[LV_METER_MAX_DIGITS] = {};  // the stroke map a point's width above each gap's spot
+    double corner[LV_METER_MAX_DIGITS] = {};  // the spot, where it was taken for a corner by what lies above it
     double bestDot = 0;
     int bestAfter = -1;
     bool dismissed = false;  // a bright spot taken for a digit's corner (kDismissedPoint)
@@ -870,11 +872,39 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
                 peak = 0;
             }
         }
+        // What lies a point's width above the spot, straight up or to either side: the gap over a point, a stroke
+        // over a digit's corner (a slanted segment moves aside as it rises, past the probe above).
+        if (peak > 0) {
+            const int x = r.x + at.x, y = std::max(0, r.y + at.y - dot);
+            for (int k = -1; k <= 1; ++k) {
+                const int side = std::clamp(x + k * dot, 0, m.boxed.cols - 1);
+                above[i] = std::max(above[i], double(m.boxed.at<uint8_t>(y, side)));
+            }
+            if (above[i] >= kCornerAbove * peak) {
+                corner[i] = peak;
+                peak = 0;
+            }
+        }
         dots[i] = peak;
         if (peak > bestDot) {
             bestDot = peak;
             bestAfter = i + 1;
         }
+    }
+    // A spot that stands far out from the other gaps' as a faint lit point would.
+    auto standsOutFrom = [&](double spot, double others) {
+        return spot > kFaintPoint * lit && spot > 3 * std::max(others, 0.03 * lit);
+    };
+    // A spot taken for a corner by what lies above it, bright and leading every other gap's spot that may be a point
+    // (the next digit's strokes left out), or standing far out from them, may yet be a lit point close beside the
+    // digit before it.
+    for (int i = 0; i + 1 < cellCount; ++i) {
+        double otherSpots = 0;
+        for (int j = 0; j + 1 < cellCount; ++j)
+            if (j != i) otherSpots = std::max({otherSpots, dots[j], corner[j]});
+        if ((corner[i] >= kDismissedCorner * lit && corner[i] >= kCornerLead * otherSpots) ||
+            standsOutFrom(corner[i], otherSpots))
+            dismissed = true;
     }
     double otherDots = 0;
     int spotted = 0;  // gaps with a spot at kDoubtfulPoint of the lit level or more
@@ -888,8 +918,11 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // unless a point was found elsewhere: a point missed there makes another number. (Spots in kAlikeGaps gaps or
     // more, the brightest leading the next by less than kPointLead, are what the gaps show, not a point. Two alike
     // may be a point and a corner.)
-    const bool bright = bestDot > 0.5 * lit && bestDot > 1.6 * otherDots;
-    const bool standsOut = bestDot > kFaintPoint * lit && bestDot > 3 * std::max(otherDots, 0.03 * lit);
+    // (A spot with nothing as bright above it, kIsolatedPoint, is a point at a lower level: a small one, blurred.)
+    const bool isolated = bestAfter > 0 && above[bestAfter - 1] < kIsolatedPoint * bestDot &&
+                          bestDot > kDoubtfulPoint * lit && bestDot > 2 * std::max(otherDots, 0.05 * lit);
+    const bool bright = (bestDot > 0.5 * lit && bestDot > 1.6 * otherDots) || isolated;
+    const bool standsOut = standsOutFrom(bestDot, otherDots);
     if (bestAfter > 0 && bright) {
         out.decimalAfter = bestAfter;
     } else if ((bestAfter > 0 && (standsOut || (bestDot >= kDoubtfulPoint * lit &&

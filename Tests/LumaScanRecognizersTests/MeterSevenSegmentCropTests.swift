@@ -97,6 +97,16 @@ import Testing
 ///   15, partial, and with cells whose hole is lit read again higher and lower (see wide7-26), 158 confidently: a
 ///   misread. The tilt now comes from the members with a neighbour near them (kTiltReach) where they make enough
 ///   pairs.
+/// - wide7-163, 5168.792 (LED, no gap between digits; seed 7, frame 0) and wide197-204, 611.75 (LCD; seed 197,
+///   frame 0): the lit point is small and blurred, 0.53 and 0.36 of the lit level in the camera's frame, under the
+///   half that makes a point sure, and the reading was doubtful in most frames (no result). Nothing as bright lies a
+///   point's width above either spot (the gap over a point), where a digit's corner has its stroke there: a spot so
+///   isolated (kIsolatedPoint), standing out from the other gaps, is a point. (wide7-163's other bright spot, the 2's
+///   lower left corner after the "9", 0.41 of the lit level, has its slanted stroke above it to the right.)
+/// - wide181-27-f1, 8.777 (LCD, seen from the side; seed 181, frame 1): the faint point (0.25 of the lit level) lies
+///   close beside the 8, whose lower right stroke rises above it to the left, so it is taken for a corner; it stands
+///   far out from the other gaps' spots, as a faint point does, so the reading stays doubtful (dismissed as a corner
+///   and nothing more, it was a confident 8777), and read again rectified it shows its point.
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -155,7 +165,8 @@ struct MeterSevenSegmentCropTests {
             ("seed101-188.png", "97029.77"), ("seed149-114.png", "6803727"), ("seed83-70.png", "5712.41"),
             ("wide179-143.png", "6410832"), ("seed191-117-f2.png", "55.1106"), ("wide199-76-f3.png", "790399"),
             ("wide211-196.png", "411555"), ("wide7-203.png", "195.04852"), ("wide181-210.png", "5158"),
-            ("wide7-26.png", "49.56"),
+            ("wide7-26.png", "49.56"), ("wide7-163.png", "5168.792"), ("wide197-204.png", "611.75"),
+            ("wide181-27-f1.png", "8.777"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
@@ -236,11 +247,25 @@ struct MeterSevenSegmentCropTests {
         try expectRightOrDoubtful("seed149-98.png", "1.837")
     }
 
+    /// wide181-188, 599227, and wide181-238, 5317126 (LCD, slanted; seed 181 in issue 17's framing, frames 0 and 3):
+    /// the lower left corner of a "2" (the second in 599227, the last but one digit in 5317126) reaches into the gap
+    /// before it, 0.62 (0.68) of the lit level, and was read as a lit point: 5992.27 and 53171.26, confident in four and three frames of eight. Nothing
+    /// lies straight above the corner (the segments' gap), but the slanted stroke rises a point's width above it and to
+    /// the right, half as bright again as the spot (kCornerAbove): a corner. Bright and leading every other gap, it may
+    /// yet be a point (kCornerLead), so the reading is doubtful.
+    @Test(
+        "a spot with a slanted stroke rising beside it is a digit's corner, no point",
+        arguments: [("wide181-188.png", "599227"), ("wide181-238.png", "5317126")])
+    func slantedCorner(name: String, truth: String) throws {
+        try expectRightOrDoubtful(name, truth)
+    }
+
     /// seed163-52-f2 and -f5, 5810.7924 (LCD; frames 2 and 5 of meter 52): the 5's lower left corner in the gap after
     /// it and the lit point after the "0" are spots alike (0.53 and 0.52 of the lit level in the camera's frame 5); the corner was
     /// the brightest by 2 %. Taken for the display's pattern of gaps lit alike (kPointLead alone), the reading was a
-    /// confident 58107924. Two spots alike may be a corner and a point: frame 5 is read with its point, frame 2 is
-    /// doubtful; spots alike in kAlikeGaps (3) gaps or more are a pattern.
+    /// confident 58107924. Two spots alike may be a corner and a point: frame 5 is read with its point, frame 2 was
+    /// doubtful (and is now read with its point too: the corner has its slanted stroke above it, kCornerAbove); spots
+    /// alike in kAlikeGaps (3) gaps or more are a pattern.
     @Test(
         "a corner and a faint point alike in two gaps are no pattern of the display: the point, or a doubt",
         arguments: ["seed163-52-f2.png", "seed163-52-f5.png"])
