@@ -615,9 +615,11 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // edge, not a digit: the reading is partial (the bezel's edge before the digits, read as a leading "1": 1364158
     // for 364158). (A stroke that ends well above the digits' bottom may be a far digit's, perspective making it
     // smaller than the row: not counted.) The member may be as wide as a digit: the bezel's corners, joined to its
-    // side, widen it (0543 read 05431).
+    // side, widen it (0543 read 05431). So is one read less surely than kSureEndOne: the border's inner edge, a line
+    // rather than a segment (46170070 read 146170070 with its "1" at 0.57-0.61).
     for (const int i : {0, cellCount - 1}) {
         if (readings[i].digit != 1) continue;
+        if (cellCount > 1 && readings[i].confidence < kSureEndOne) partial = true;
         for (const Blob &b : row.members) {
             if (b.w > 1.25 * wd || std::fabs(b.x + b.w - (cells[i].left + wd)) > 0.3 * wd) continue;
             const double top = row.top + row.shift(b.cx());

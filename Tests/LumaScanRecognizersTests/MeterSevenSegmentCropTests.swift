@@ -239,6 +239,16 @@ struct MeterSevenSegmentCropTests {
         try expectRightOrDoubtful(name, truth)
     }
 
+    /// wide179-190-f1, 46170070 (LCD; seed 179 in issue 17's framing, frame 1): the display's thin border, close
+    /// before the "4", reads as a leading "1", no taller than the digits, but less sure than any real digit (0.58,
+    /// where the leading "1"s of right readings on eight seeds were 1.0 in all 568 frames): 146170070 in five frames
+    /// of eight at 0.57-0.61, and with two of them supporting one at 0.60, a completed misread. An end "1" read less
+    /// surely than kSureEndOne leaves the reading partial.
+    @Test("an unsure \"1\" at an end, the display's thin border, leaves the reading doubtful")
+    func unsureEndOne() throws {
+        try expectRightOrDoubtful("wide179-190-f1.png", "46170070")
+    }
+
     /// seed149-98, 1.837 (LCD, glare): the lit point sits right under the "1", which is flush with its cell's right
     /// edge, and the 1's stroke above it made it a digit's corner, no point: 1837, confident in every frame. A spot
     /// that bright (0.86 of the lit level) taken for a corner may be a point, so the reading is doubtful.
