@@ -832,7 +832,7 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     double corner[LV_METER_MAX_DIGITS] = {};  // the spot, where it was taken for a corner by what lies above it
     double bestDot = 0;
     int bestAfter = -1;
-    bool dismissed = false;  // a bright spot taken for a digit's corner (kDismissedPoint)
+    bool dismissed = false;  // a bright spot taken for a digit's corner (kDismissedPoint, kDismissedCorner)
     bool unseen = false;     // two digits so close that no gap between them shows where a point would be
     for (int i = 0; i + 1 < cellCount; ++i) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
