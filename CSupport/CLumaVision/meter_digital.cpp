@@ -830,9 +830,10 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     double dots[LV_METER_MAX_DIGITS] = {};
     double above[LV_METER_MAX_DIGITS] = {};  // the stroke map a point's width above each gap's spot
     double corner[LV_METER_MAX_DIGITS] = {};  // the spot, where it was taken for a corner by what lies above it
+    double underStroke[LV_METER_MAX_DIGITS] = {};  // a bright spot (kDismissedPoint) with a stroke straight above it
     double bestDot = 0;
     int bestAfter = -1;
-    bool dismissed = false;  // a bright spot taken for a digit's corner (kDismissedPoint, kDismissedCorner)
+    bool dismissed = false;  // a bright spot taken for a corner may be a point (kDismissedPoint, kDismissedCorner)
     bool unseen = false;     // two digits so close that no gap between them shows where a point would be
     for (int i = 0; i + 1 < cellCount; ++i) {
         const double right = cells[i].left + wd, next = cells[i + 1].left;
@@ -870,7 +871,7 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
         if (peak > kFaintPoint * lit) {
             const int x = r.x + at.x, y = int(std::lround(r.y + at.y - (kPointReach * stroke + dot)));
             if (y >= 0 && m.boxed.at<uint8_t>(y, x) >= kStrokeAbove * peak) {
-                dismissed = dismissed || peak >= kDismissedPoint * lit;
+                if (peak >= kDismissedPoint * lit) underStroke[i] = peak;
                 peak = 0;
             }
         }
@@ -899,7 +900,8 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     };
     // A spot taken for a corner by what lies above it, bright and leading every other gap's spot that may be a point
     // (the next digit's strokes left out), or standing far out from them, may yet be a lit point close beside the
-    // digit before it.
+    // digit before it. So may a bright spot under a stroke straight above that leads those and the other gaps'
+    // spots under a stroke (a lit point right under a "1"); corners light several gaps alike.
     for (int i = 0; i + 1 < cellCount; ++i) {
         double otherSpots = 0;
         for (int j = 0; j + 1 < cellCount; ++j)
@@ -907,6 +909,10 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
         if ((corner[i] >= kDismissedCorner * lit && corner[i] >= kCornerLead * otherSpots) ||
             standsOutFrom(corner[i], otherSpots))
             dismissed = true;
+        double otherStrokes = otherSpots;
+        for (int j = 0; j + 1 < cellCount; ++j)
+            if (j != i) otherStrokes = std::max(otherStrokes, underStroke[j]);
+        if (underStroke[i] > 0 && underStroke[i] >= kCornerLead * otherStrokes) dismissed = true;
     }
     double otherDots = 0;
     int spotted = 0;  // gaps with a spot at kDoubtfulPoint of the lit level or more

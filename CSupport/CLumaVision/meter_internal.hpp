@@ -141,9 +141,11 @@ constexpr double kPointReach = 1.2;
 constexpr double kStrokeAbove = 0.5;
 /// A spot in the gap at least this fraction of the lit level that a stroke above dismisses as a digit's corner may
 /// yet be a lit point right under the digit before it (a "1" or a "7" flush with its cell's right edge): the reading
-/// is doubtful (kDoubtful). On the wide generator (scripts/eval-meter.sh --digital, 13 seeds, 3,120 meters) this
-/// turned 3 of 17 confident misreads, each a missed point, into no result, for 1 meter and 33 of 23,212 confident
-/// frames that were read right.
+/// is doubtful (kDoubtful), when the spot leads every other gap's spot (those under a stroke too) by kCornerLead. On
+/// the wide generator (scripts/eval-meter.sh --digital, 13 seeds, 3,120 meters) the doubt turned 3 of 17 confident
+/// misreads, each a missed point, into no result, for 1 meter and 33 of 23,212 confident frames that were read right.
+/// Without the lead, corners lighting two gaps or more alike under their strokes made readings doubtful in most
+/// frames (51369042, issue 17's framing, seed 11).
 constexpr double kDismissedPoint = 0.6;
 /// A spot in the gap with the stroke map a point's width above it (straight up or to either side) at least
 /// kCornerAbove of the spot's brightness is a digit's corner (a slanted one, whose stroke moves aside as it rises past
