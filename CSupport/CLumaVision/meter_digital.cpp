@@ -903,16 +903,16 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
     // digit before it. So may a bright spot under a stroke straight above that leads those and the other gaps'
     // spots under a stroke (a lit point right under a "1"); corners light several gaps alike.
     for (int i = 0; i + 1 < cellCount; ++i) {
-        double otherSpots = 0;
-        for (int j = 0; j + 1 < cellCount; ++j)
-            if (j != i) otherSpots = std::max({otherSpots, dots[j], corner[j]});
+        double otherSpots = 0, otherUnder = 0;
+        for (int j = 0; j + 1 < cellCount; ++j) {
+            if (j == i) continue;
+            otherSpots = std::max({otherSpots, dots[j], corner[j]});
+            otherUnder = std::max(otherUnder, underStroke[j]);
+        }
         if ((corner[i] >= kDismissedCorner * lit && corner[i] >= kCornerLead * otherSpots) ||
-            standsOutFrom(corner[i], otherSpots))
+            standsOutFrom(corner[i], otherSpots) ||
+            (underStroke[i] > 0 && underStroke[i] >= kCornerLead * std::max(otherSpots, otherUnder)))
             dismissed = true;
-        double otherStrokes = otherSpots;
-        for (int j = 0; j + 1 < cellCount; ++j)
-            if (j != i) otherStrokes = std::max(otherStrokes, underStroke[j]);
-        if (underStroke[i] > 0 && underStroke[i] >= kCornerLead * otherStrokes) dismissed = true;
     }
     double otherDots = 0;
     int spotted = 0;  // gaps with a spot at kDoubtfulPoint of the lit level or more

@@ -264,9 +264,9 @@ struct MeterSevenSegmentCropTests {
 
     /// wide181-188, 599227, and wide181-238, 5317126 (LCD, slanted; seed 181 in issue 17's framing, frames 0 and 3):
     /// the lower left corner of a "2" (the second in 599227, the last but one digit in 5317126) reaches into the gap
-    /// before it, 0.62 (0.68) of the lit level, and was read as a lit point: 5992.27 and 53171.26, confident in four and three frames of eight. Nothing
-    /// lies straight above the corner (the segments' gap), but the slanted stroke rises a point's width above it and to
-    /// the right, half as bright again as the spot (kCornerAbove): a corner. Bright and leading every other gap, it may
+    /// before it, 0.62 (0.68) of the lit level, and was read as a lit point: 5992.27 and 53171.26, confident in four
+    /// and three frames of eight. Nothing lies straight above the corner (the segments' gap), but the slanted stroke
+    /// rises a point's width above it and to the right, half as bright again as the spot (kCornerAbove): a corner. Bright and leading every other gap, it may
     /// yet be a point (kCornerLead), so the reading is doubtful.
     @Test(
         "a spot with a slanted stroke rising beside it is a digit's corner, no point",
