@@ -279,13 +279,20 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
         if (fill < 0.04 || fill > maxFill) continue;
         m.blobs.push_back(b);
     }
+    // The row's seed: the blob whose blobs of about its height, level with it, are tallest in sum. Seven-segment
+    // digits (`joinSegments`) are of about one height when each is within the tolerance of the other's: measured by
+    // the seed's height alone, a tall blob (the display's border broken into its corners, each taller than a digit)
+    // took in both a taller corner and a digit, and outscored the digits' row. (Drums keep the seed's height as the
+    // measure: measured both ways, a counter was misread.)
     double bestScore = 0;
     int bestIndex = -1;
     for (size_t i = 0; i < m.blobs.size(); ++i) {
         const Blob &a = m.blobs[i];
         double score = 0;
-        for (const Blob &b : m.blobs)
-            if (std::fabs(b.h - a.h) <= tolerance * a.h && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
+        for (const Blob &b : m.blobs) {
+            const double measure = joinSegments ? std::min(a.h, b.h) : a.h;
+            if (std::fabs(b.h - a.h) <= tolerance * measure && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
+        }
         if (score > bestScore) {
             bestScore = score;
             bestIndex = int(i);
