@@ -120,6 +120,10 @@ import Testing
 ///   corner took in both the taller one and the "3" and outscored the four digits: the row was the two corners and
 ///   the "3", read 8.0 or 18.0 (doubtful) in seven frames of eight. Two blobs are now of about one height when each
 ///   is within the tolerance of the other's.
+/// - wide181-182, 12.16 (LCD, gaps between segments; seed 181, frame 0): the two "1"s, whose segments stop short of
+///   the other digits' top and bottom segments, are 0.77 of their height as the row finder sees them; measured by
+///   their own height, they were no longer of the row's, and the row was the "16" (doubtful). A narrow blob is
+///   measured by the seed's height.
 @Suite("Seven-segment displays: the digits at the display's ends, and doubts about whole readings")
 struct MeterSevenSegmentCropTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -180,7 +184,7 @@ struct MeterSevenSegmentCropTests {
             ("wide211-196.png", "411555"), ("wide7-203.png", "195.04852"), ("wide181-210.png", "5158"),
             ("wide7-26.png", "49.56"), ("wide7-163.png", "5168.792"), ("wide197-204.png", "611.75"),
             ("wide181-27-f1.png", "8.777"), ("wide11-4.png", "51369042"), ("wide7-4.png", "43.52"),
-            ("seed191-133-f2.png", "433.3503"),
+            ("seed191-133-f2.png", "433.3503"), ("wide181-182.png", "12.16"),
         ])
     func wholeReadings(name: String, truth: String) throws {
         let (text, confidence) = try read(name)
