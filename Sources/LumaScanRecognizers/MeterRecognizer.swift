@@ -45,9 +45,12 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
     private let reader: OpaquePointer
     private let validation: Regex<AnyRegexOutput>?
     private var geometryCache: CutoutGeometry?
-    /// The last report's polygon and the digit bounds it was made from: a meter held still reports the same bounds
-    /// frame after frame, and shares one array instead of allocating a new one each frame.
-    private var polygonCache: (bounds: Rect, polygon: [Point])?
+    /// The digit bounds the last report's polygon was made from, and the polygon. A meter held still reports the same
+    /// bounds frame after frame and shares one array instead of allocating a new one each frame; a moving meter's new
+    /// corners are written into that array in place once no report holds it any more (a report still held, by a
+    /// delegate or a reader of the stream, keeps its corners: the array is copied then).
+    private var polygonBounds: Rect?
+    private var lastPolygon: [Point] = []
     private var candidate: String?
     private var candidateCount = 0
     /// A confident part of the candidate (one end of the display lost) seen in the frames since the candidate's last,
@@ -182,15 +185,15 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         lastReading = reading
         var polygon: [Point] = []
         if let box = reading.digitBounds {
-            if let polygonCache, polygonCache.bounds == box {
-                polygon = polygonCache.polygon
-            } else {
-                polygon = [
-                    Point(x: Double(box.x), y: Double(box.y)), Point(x: Double(box.maxX), y: Double(box.y)),
-                    Point(x: Double(box.maxX), y: Double(box.maxY)), Point(x: Double(box.x), y: Double(box.maxY)),
-                ]
-                polygonCache = (box, polygon)
+            if polygonBounds != box {
+                polygonBounds = box
+                if lastPolygon.count != 4 { lastPolygon = Array(repeating: Point(x: 0, y: 0), count: 4) }
+                lastPolygon[0] = Point(x: Double(box.x), y: Double(box.y))
+                lastPolygon[1] = Point(x: Double(box.maxX), y: Double(box.y))
+                lastPolygon[2] = Point(x: Double(box.maxX), y: Double(box.maxY))
+                lastPolygon[3] = Point(x: Double(box.x), y: Double(box.maxY))
             }
+            polygon = lastPolygon
         }
         if reading.status == .completed {
             reports.append(

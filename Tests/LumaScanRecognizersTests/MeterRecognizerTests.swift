@@ -267,12 +267,16 @@ struct MeterRecognizerTests {
     }
 
     /// Steady state allocates nothing of ours per frame: a meter held still reads the same bounds and confidences in
-    /// every frame, and its reports share the last frame's arrays. A meter elsewhere gets a polygon of its own bounds.
-    @Test("A meter held still shares its polygon and confidences from frame to frame; one elsewhere gets its own")
+    /// every frame, and its reports share the last frame's arrays. A meter elsewhere gets a polygon of its own bounds,
+    /// and a report still held keeps its corners; once no report holds the polygon, a moving meter's corners are
+    /// written into the same array.
+    @Test("A meter held still shares its polygon and confidences; a moving one rewrites its polygon when none holds it")
     func heldStillShares() throws {
         let fixture = try MeterFixture()
+        // (Ten frames to complete: every frame below reports.)
         let recognizer = try MeterRecognizer(
-            configuration: .init(scanMode: .digitalMeter), cutout: MeterFixture.cutout, logger: logger)
+            configuration: .init(scanMode: .digitalMeter, consecutiveFrames: 10), cutout: MeterFixture.cutout,
+            logger: logger)
         let meter = fixture.meter(seed: 21, kind: .digital).clean().withText("123.45")
         func storage<T>(_ array: [T]) -> UnsafePointer<T>? { array.withUnsafeBufferPointer { $0.baseAddress } }
         func corners(_ box: Rect) -> [Point] {
@@ -295,6 +299,19 @@ struct MeterRecognizerTests {
         let bounds = try #require(recognizer.lastReading?.digitBounds)
         #expect(bounds != firstReading.digitBounds)
         #expect(third.polygon == corners(bounds))
+
+        // The reports of frames 0-2 are still held above; frame 3's is dropped once its polygon's storage is noted.
+        let movedAgain = fixture.meter(seed: 23, kind: .digital).clean().withText("123.45")
+        let fourthStorage = try #require(fixture.process(movedAgain, index: 3, with: recognizer).first)
+            .polygon.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        let fourthBounds = try #require(recognizer.lastReading?.digitBounds)
+        let fifth = try #require(fixture.process(moved, index: 4, with: recognizer).first)
+        #expect(recognizer.lastReading?.digitBounds == bounds && bounds != fourthBounds)
+        #expect(fifth.polygon == corners(bounds))
+        #expect(fifth.polygon.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == fourthStorage)
+        // The reports still held keep their corners.
+        let firstBounds = try #require(firstReading.digitBounds)
+        #expect(third.polygon == corners(bounds) && first.polygon == corners(firstBounds))
     }
 
     @Test("A different reading restarts the count")
