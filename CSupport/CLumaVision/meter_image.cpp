@@ -282,17 +282,17 @@ bool findRow(lv_meter &m, Row &row, bool joinSegments, double minAspect, double 
     // The row's seed: the blob whose blobs of about its height, level with it, are tallest in sum. Seven-segment
     // digits (`joinSegments`) are of about one height when each is within the tolerance of the other's: measured by
     // the seed's height alone, a tall blob (the display's border broken into its corners, each taller than a digit)
-    // took in both a taller corner and a digit, and outscored the digits' row. A narrow blob (a "1", whose two
-    // segments stop short of the others' top and bottom segments in a font with gaps between segments) is still
-    // measured by the seed's height. (Drums keep the seed's height as the measure: measured both ways, a counter was
-    // misread.)
+    // took in both a taller corner and a digit, and outscored the digits' row. A narrow blob (kNarrowBlob: a "1",
+    // whose two segments stop short of the others' top and bottom segments in a font with gaps between segments) is
+    // still measured by the seed's height. (Drums keep the seed's height as the measure: measured both ways, a counter
+    // was misread.)
     double bestScore = 0;
     int bestIndex = -1;
     for (size_t i = 0; i < m.blobs.size(); ++i) {
         const Blob &a = m.blobs[i];
         double score = 0;
         for (const Blob &b : m.blobs) {
-            const double measure = joinSegments && b.w >= 0.4 * b.h ? std::min(a.h, b.h) : a.h;
+            const double measure = joinSegments && b.w >= kNarrowBlob * b.h ? std::min(a.h, b.h) : a.h;
             if (std::fabs(b.h - a.h) <= tolerance * measure && std::fabs(b.cy() - a.cy()) <= 0.25 * a.h) score += b.h;
         }
         if (score > bestScore) {

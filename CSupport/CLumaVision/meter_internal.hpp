@@ -171,6 +171,12 @@ constexpr double kSureEndOne = 0.8;
 /// The digit width the seven-segment reader assumes, as a fraction of the digit height, for a row of ones only.
 constexpr double kOnesWidth = 0.6;
 
+/// findRow's seed: a blob narrower than this fraction of its own height (grown by the vertical joining, so a "1" is
+/// narrower by this measure than by the reader's 0.35 of the row's height) is measured against the seed by the seed's
+/// height alone, as a "1" whose segments stop short of the other digits' top and bottom ones must be; wider blobs and
+/// the seed must each be within the tolerance of the other's height.
+constexpr double kNarrowBlob = 0.4;
+
 /// A seven-segment reading whose lit level in the stroke map (grey levels above or below the ground) is under this
 /// is doubtful: the ghosts of a blank LCD under glare stand 14-32 levels out, where the displays of
 /// `scripts/eval-meter.sh --digital` read right stand 45 and more.
