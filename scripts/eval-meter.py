@@ -30,8 +30,20 @@ import lsrec  # noqa: E402 (scripts/lsrec.py, beside this script)
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAME_W, FRAME_H = 1280, 720
 FRAMES_PER_METER = 6
-# The cutout of the configuration below in a 1280x720 frame: 3:1, 60 % of the width, centred.
+# The cutout of the configuration below in a 1280x720 frame: 3:1, 60 % of the width, centred; --cutout 4:1@70 gives
+# issue 17's (4:1 at 70 %, as eval-meter-digital.py frames its displays). main() sets it from the option.
 CUTOUT = (256, 232, 768, 256)
+CUTOUT_RATIO, CUTOUT_PERCENT = 3, 60
+
+
+def set_cutout(spec):
+    """Sets CUTOUT from "R:1@P" (a ratio R:1 at P % of the frame's width, centred), as Anyline's cutout lays it out."""
+    global CUTOUT, CUTOUT_RATIO, CUTOUT_PERCENT
+    ratio, percent = spec.split("@")
+    CUTOUT_RATIO, CUTOUT_PERCENT = int(ratio.split(":")[0]), int(percent)
+    width = round(FRAME_W * CUTOUT_PERCENT / 100)
+    height = round(width / CUTOUT_RATIO)
+    CUTOUT = ((FRAME_W - width) // 2, (FRAME_H - height) // 2, width, height)
 
 
 def load_training_module():
@@ -47,7 +59,8 @@ def config_document():
         "viewPluginConfig": {
             "pluginConfig": {"id": "meter", "cancelOnResult": True, "scanTimeout": 0,
                              "meterConfig": {"scanMode": "counter_meter"}},
-            "cutoutConfig": {"ratioFromSize": {"width": 3, "height": 1}, "maxWidthPercent": "60%",
+            "cutoutConfig": {"ratioFromSize": {"width": CUTOUT_RATIO, "height": 1},
+                             "maxWidthPercent": f"{CUTOUT_PERCENT}%",
                              "alignment": "center", "cropPadding": {"x": 24, "y": 24}},
         },
     }
@@ -137,7 +150,9 @@ def main():
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", help="keep the recordings and the configuration in this folder")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--cutout", default="3:1@60", help="the cutout, R:1@P (issue 17 frames its counters 4:1@70)")
     args = parser.parse_args()
+    set_cutout(args.cutout)
 
     train = load_training_module()
     _, validation = train.split_dataset(args.data)

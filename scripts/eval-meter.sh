@@ -3,7 +3,10 @@
 # trained on) through `lumascan scan` in counter_meter mode, as a camera would deliver them, and prints exact / digits
 # right / misread / no result (scripts/eval-meter.py says how the counters are made).
 #
-#   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose]
+#   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose] [--cutout R:1@P]
+#
+# --cutout frames the counters in another cutout: the default 3:1@60 (3:1 at 60 % of the frame's width), issue 17's
+# 4:1@70.
 #
 # With --digital first, it reads seven-segment meters from a wide generator of its own instead (LCD and LED, and scenes
 # with no meter in view; scripts/eval-meter-digital.py says how they are made), which needs no data set, only

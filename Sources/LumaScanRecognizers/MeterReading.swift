@@ -15,7 +15,8 @@ public struct MeterReading: Hashable, Sendable {
         case failsValidation
         /// The reading is valid and has now been seen in `count` consecutive frames, fewer than needed.
         case stabilising(count: Int)
-        /// The reading was seen in enough consecutive frames: it is the result.
+        /// The reading was seen in enough consecutive frames (a roller counter's: or agreed on by enough of the last
+        /// frames, each digit confident in two of them): it is the result.
         case completed
     }
 

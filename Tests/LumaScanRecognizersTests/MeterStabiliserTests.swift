@@ -12,16 +12,26 @@ struct MeterStabiliserTests {
     /// Runs `frames` (a reading and each digit's confidence) through a new recognizer's stabilisation, in digital
     /// mode with the default configuration; returns each frame's status.
     func statuses(_ frames: [(String, [Double])]) throws -> [MeterReading.Status] {
+        try statuses(frames.map { ($0.0, $0.1, []) }, reader: .digital).map(\.status)
+    }
+
+    /// Runs `frames` (a reading, each digit's confidence and its ambiguous drums) through a new recognizer's
+    /// stabilisation as readings of `reader` (in the matching mode, the default configuration); returns each frame's
+    /// reading with its status, completed readings as the recognizer reports them (``MeterRecognizer/applyAcrossFrames(to:)``).
+    func statuses(_ frames: [(String, [Double], [Int])], reader: MeterReading.Reader) throws -> [MeterReading] {
         let recognizer = try MeterRecognizer(
-            configuration: .init(scanMode: .digitalMeter), cutout: CutoutConfiguration(),
-            logger: Logger(label: "MeterStabiliserTests"))
+            configuration: .init(scanMode: reader == .digital ? .digitalMeter : .counterMeter),
+            cutout: CutoutConfiguration(), logger: Logger(label: "MeterStabiliserTests"))
         return frames.enumerated().map { index, frame in
-            let reading = MeterReading(
-                text: frame.0, digitConfidences: frame.1, confidence: frame.1.min() ?? 0, reader: .digital,
+            var reading = MeterReading(
+                text: frame.0, digitConfidences: frame.1, confidence: frame.1.min() ?? 0, reader: reader,
                 lightOnDark: false, cutout: Rect(x: 0, y: 0, width: 1, height: 1),
                 crop: Rect(x: 0, y: 0, width: 1, height: 1), digitBounds: nil, status: .noDigits, cropPNG: nil,
                 frameIndex: UInt64(index))
-            return recognizer.status(of: reading)
+            reading.ambiguousDigits = frame.2
+            reading.status = recognizer.status(of: reading)
+            recognizer.applyAcrossFrames(to: &reading)
+            return reading
         }
     }
 
@@ -110,5 +120,56 @@ struct MeterStabiliserTests {
                 .stabilising(count: 1), .stabilising(count: 1), .stabilising(count: 2), .stabilising(count: 3),
                 .stabilising(count: 4), .stabilising(count: 5), .completed,
             ])
+    }
+
+    /// Issue 17's counters built from real digits (`scripts/eval-meter.sh --cutout 4:1@70`, seed 11, meter 19,
+    /// 7182999, its last three drums in a carry at 9.5): every frame short of the confidence on another drum (the
+    /// other polarity's grid disputing a drum sets it to 0 in that frame), never three confident frames in a row. Four
+    /// frames agree on every digit, each digit confident in two of them: the counter completes on the fifth frame,
+    /// each digit as sure as its surest frame. The same frames from the seven-segment reader complete nothing.
+    @Test("a counter reading completes when enough recent frames agree and each digit was confident in two")
+    func acrossFrames() throws {
+        let frames: [(String, [Double], [Int])] = [
+            ("7182999", [99, 51, 99, 99, 98, 99, 96], []), ("7182999", [99, 93, 99, 99, 96, 0, 0], []),
+            ("7182999", [99, 98, 99, 99, 0, 0, 93], []), ("7182555", [98, 38, 79, 83, 73, 60, 45], [1, 6]),
+            ("7182999", [99, 69, 99, 99, 0, 99, 95], []), ("7182999", [99, 94, 99, 98, 97, 0, 39], [6]),
+        ]
+        let counter = try statuses(frames, reader: .counter)
+        #expect(
+            counter.map(\.status) == [
+                .belowConfidence, .belowConfidence, .belowConfidence, .belowConfidence, .completed, .belowConfidence,
+            ])
+        #expect(counter[4].digitConfidences == [99, 98, 99, 99, 98, 99, 96] && counter[4].confidence == 96)
+        let digital = try statuses(frames, reader: .digital)
+        #expect(!digital.contains { $0.status == .completed })
+    }
+
+    /// Seed 23 (the default cutout), meter 99, 8069253: its last drum half-turned (3.5) and read as a 4 in every
+    /// frame, at 66 once. A digit confident in one frame only does not complete: that frame would be a misread.
+    @Test("a counter digit confident in one frame only completes nothing across frames")
+    func acrossFramesNeedsTwo() throws {
+        let frames: [(String, [Double], [Int])] = [
+            ("8069254", [99, 99, 99, 99, 95, 97, 47], [6]), ("8069254", [66, 97, 99, 97, 29, 95, 59], []),
+            ("8069254", [99, 99, 99, 98, 93, 97, 58], []), ("8069254", [99, 99, 99, 97, 94, 97, 66], []),
+            ("8069254", [99, 99, 99, 98, 92, 95, 41], [6]), ("8069454", [77, 89, 99, 96, 56, 95, 61], []),
+        ]
+        #expect(!(try statuses(frames, reader: .counter)).contains { $0.status == .completed })
+    }
+
+    /// A frame confident of other digits among the last ones holds the agreeing frames back (seed 11, meter 82,
+    /// 89999 against 99555 read at 62 or more in two frames), and so does a longer reading that contains them (the
+    /// counter's end lost in the agreeing frames).
+    @Test("a confident other reading or a longer one among the last frames holds a counter back")
+    func acrossFramesConflict() throws {
+        // Each frame short on another drum; together every drum confident in two frames.
+        let first: (String, [Double], [Int]) = ("89999", [60, 87, 54, 79, 73], [])
+        let second: (String, [Double], [Int]) = ("89999", [72, 98, 93, 94, 59], [])
+        let alone = [first, second, first, second]
+        #expect(try statuses(alone, reader: .counter).map(\.status).last == .completed)
+        let other: (String, [Double], [Int]) = ("99555", [83, 94, 75, 62, 68], [])
+        #expect(
+            !(try statuses([first, other] + alone.dropFirst(), reader: .counter)).contains { $0.status == .completed })
+        let longer: (String, [Double], [Int]) = ("189999", [50, 70, 70, 70, 70, 70], [])
+        #expect(!(try statuses([longer] + alone, reader: .counter)).contains { $0.status == .completed })
     }
 }
