@@ -289,33 +289,8 @@ def draw_plate(rng):
 
 def perspective(rng, frame, corners, target_w):
     """The scene seen at up to 30 degrees of yaw, 20 of pitch and MAX_ROLL of roll, scaled so the display is target_w
-    wide."""
-    yaw, pitch, roll = (math.radians(rng.uniform(-30, 30)), math.radians(rng.uniform(-20, 20)),
-                        math.radians(rng.uniform(-MAX_ROLL, MAX_ROLL)))
-    if rng.random() < 0.3:  # a third straight on, or nearly
-        yaw, pitch = yaw / 6, pitch / 6
-    f = 1100.0
-    centre = corners.mean(axis=0)
-    ry = np.array([[math.cos(yaw), 0, math.sin(yaw)], [0, 1, 0], [-math.sin(yaw), 0, math.cos(yaw)]])
-    rx = np.array([[1, 0, 0], [0, math.cos(pitch), -math.sin(pitch)], [0, math.sin(pitch), math.cos(pitch)]])
-    rz = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0], [0, 0, 1]])
-    r = rz @ rx @ ry
-
-    def project(points):
-        out = []
-        for x, y in points:
-            p = r @ np.array([x - centre[0], y - centre[1], 0.0]) + np.array([0, 0, f])
-            out.append([centre[0] + f * p[0] / p[2], centre[1] + f * p[1] / p[2]])
-        return np.float32(out)
-
-    src = np.float32([[0, 0], [FRAME_W, 0], [FRAME_W, FRAME_H], [0, FRAME_H]])
-    dst = project(src)
-    seen = project(corners)
-    width = float(np.linalg.norm(((seen[1] + seen[2]) - (seen[0] + seen[3])) / 2))
-    k = target_w / width
-    dst = (dst - centre) * k + centre
-    m = cv2.getPerspectiveTransform(src, dst)
-    return cv2.warpPerspective(frame, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    wide (lsrec.perspective)."""
+    return lsrec.perspective(rng, frame, corners, target_w, max_yaw=30, max_pitch=20, max_roll=MAX_ROLL)
 
 
 def finish(rng, frame):

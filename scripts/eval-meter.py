@@ -6,7 +6,9 @@ drums, each drum one photograph from the validation split of scripts/train-meter
 counter window on a meter plate in a 1280x720 frame, either polarity, slightly rotated and blurred. Six frames per
 meter (sensor noise and a pixel of jitter differ from frame to frame) go into one recording as MJPEG (JPEG quality
 65-90), which `lumascan scan --config <counter_meter config> --input <recording>` replays as a camera. A meter is
-exact when its first COMPLETED_RESULT equals the truth, misread when it differs, no-result without one.
+exact when its first COMPLETED_RESULT equals the truth, misread when it differs, no-result without one. After the
+meters, --blanks scenes with no meter in view (blank drums in the window, the bare plate, the background alone), where
+any COMPLETED_RESULT is a false result.
 
 The truth follows the carry of a rolling counter: whole drums show their digit (a tenth either side, as photographed),
 the last drum shows digit + 0.0-0.6, and while the last drum rolls from 9, each drum whose right neighbours all show 9
@@ -30,10 +32,16 @@ import lsrec  # noqa: E402 (scripts/lsrec.py, beside this script)
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRAME_W, FRAME_H = 1280, 720
 FRAMES_PER_METER = 6
+# The scenes without a meter in view (render_meter), a third of --blanks each.
+BLANK_KINDS = ("blank drums", "bare plate", "background")
 # The cutout of the configuration below in a 1280x720 frame: 3:1, 60 % of the width, centred; --cutout 4:1@70 gives
 # issue 17's (4:1 at 70 %, as eval-meter-digital.py frames its displays). main() sets it from the option.
 CUTOUT = (256, 232, 768, 256)
 CUTOUT_RATIO, CUTOUT_PERCENT = 3, 60
+# --framing: (narrowest window as a fraction of the cutout's width, yaw, pitch, roll in degrees either way), or None
+# for the counter as eval-meter.py always drew it (45-75 % of the cutout's width, rolled up to 2 degrees, facing the
+# camera).
+FRAMING = None
 
 
 def set_cutout(spec):
@@ -88,8 +96,11 @@ def pick_drums(rng, by_class):
     return truth, classes, images
 
 
-def render_meter(rng, images):
-    """One meter in a frame (float32), before noise and JPEG, plus the parameters the frames share."""
+def render_meter(rng, images, kind="meter"):
+    """One meter in a frame (float32), before noise and JPEG, plus the parameters the frames share. With `kind` one of
+    BLANK_KINDS there is no meter in view: "blank drums" is the counter window with `images` drums showing no digit
+    (blank faces, shaded as a drum's cylinder), "bare plate" the plate without its window, "background" the frame's
+    ground and clutter alone."""
     frame = np.full((FRAME_H, FRAME_W), rng.uniform(60, 190), np.float32)
     ys, xs = np.mgrid[0:FRAME_H, 0:FRAME_W].astype(np.float32)
     frame += rng.uniform(-30, 30) * (xs / FRAME_W - 0.5) + rng.uniform(-30, 30) * (ys / FRAME_H - 0.5)
@@ -114,15 +125,22 @@ def render_meter(rng, images):
     centre_y = cy + ch / 2 + rng.uniform(-0.1, 0.1) * ch
     # The plate, then the window (its frame a few pixels around the drums), then the drums.
     pad = rng.uniform(0.3, 0.8) * cell_h
-    cv2.rectangle(frame, (int(centre_x - row_w / 2 - 2 * pad), int(centre_y - cell_h / 2 - 1.5 * pad)),
-                  (int(centre_x + row_w / 2 + 2 * pad), int(centre_y + cell_h / 2 + 1.5 * pad)), plate_level, -1)
+    if kind != "background":
+        cv2.rectangle(frame, (int(centre_x - row_w / 2 - 2 * pad), int(centre_y - cell_h / 2 - 1.5 * pad)),
+                      (int(centre_x + row_w / 2 + 2 * pad), int(centre_y + cell_h / 2 + 1.5 * pad)), plate_level, -1)
     border = rng.uniform(0.05, 0.2) * cell_h
-    cv2.rectangle(frame, (int(centre_x - row_w / 2 - border), int(centre_y - cell_h / 2 - border)),
-                  (int(centre_x + row_w / 2 + border), int(centre_y + cell_h / 2 + border)), window_level, -1)
-    for i, image in enumerate(images):
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        grey = (grey - grey.min()) / max(1.0, float(grey.max() - grey.min()))
-        grey = 20 + 200 * grey
+    if kind in ("meter", "blank drums"):
+        cv2.rectangle(frame, (int(centre_x - row_w / 2 - border), int(centre_y - cell_h / 2 - border)),
+                      (int(centre_x + row_w / 2 + border), int(centre_y + cell_h / 2 + border)), window_level, -1)
+    for i, image in enumerate(images if kind in ("meter", "blank drums") else []):
+        if kind == "blank drums":
+            face = rng.uniform(0, 0.35)
+            shade = np.cos(np.linspace(-1.2, 1.2, 32, dtype=np.float32))[:, None] * np.ones((1, 20), np.float32)
+            grey = 20 + 200 * (face * shade + rng.uniform(0, 0.05))
+        else:
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+            grey = (grey - grey.min()) / max(1.0, float(grey.max() - grey.min()))
+            grey = 20 + 200 * grey
         left = centre_x - row_w / 2 + i * (cell_w + gap)
         top = centre_y - cell_h / 2
         w, h = int(round(cell_w)), int(round(cell_h))
@@ -135,9 +153,19 @@ def render_meter(rng, images):
         x1 = int(centre_x + row_w / 2 + border)
         y1 = int(centre_y + cell_h / 2 + border)
         frame[y0:y1, x0:x1] = 255 - frame[y0:y1, x0:x1]
-    angle = rng.uniform(-2, 2)
-    m = cv2.getRotationMatrix2D((centre_x, centre_y), angle, 1.0)
-    frame = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if FRAMING is None:
+        angle = rng.uniform(-2, 2)
+        m = cv2.getRotationMatrix2D((centre_x, centre_y), angle, 1.0)
+        frame = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    else:
+        # Framed as a user frames a display (--framing): the window MIN_WIDTH-85 % of the cutout's width (no taller
+        # than 85 % of its height), seen from the side and rolled.
+        min_width, max_yaw, max_pitch, max_roll = FRAMING
+        x0, x1 = centre_x - row_w / 2 - border, centre_x + row_w / 2 + border
+        y0, y1 = centre_y - cell_h / 2 - border, centre_y + cell_h / 2 + border
+        corners = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        target_w = min(rng.uniform(min_width, 0.85) * cw, 0.85 * ch * (x1 - x0) / (y1 - y0))
+        frame = lsrec.perspective(rng, frame, corners, target_w, max_yaw, max_pitch, max_roll)
     frame = cv2.GaussianBlur(frame, (0, 0), rng.uniform(0.4, 1.2))
     return frame, {"noise": rng.uniform(2, 6), "quality": rng.randint(65, 90), "invert": invert}
 
@@ -150,9 +178,15 @@ def main():
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", help="keep the recordings and the configuration in this folder")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--framing", action="store_true",
+                        help="frame the counters as issue 17 frames a display: 40-85 %% of the cutout's width, up to "
+                             "25 degrees of yaw, 15 of pitch and 10 of roll")
+    parser.add_argument("--blanks", type=int, default=30, help="scenes with no meter in view, after the meters")
     parser.add_argument("--cutout", default="3:1@60", help="the cutout, R:1@P (issue 17 frames its counters 4:1@70)")
     args = parser.parse_args()
     set_cutout(args.cutout)
+    global FRAMING
+    FRAMING = (0.40, 25, 15, 10) if args.framing else None
 
     train = load_training_module()
     _, validation = train.split_dataset(args.data)
@@ -194,8 +228,26 @@ def main():
         if not args.keep:
             os.remove(recording)
     n = args.meters
-    print(f"{n} counters, {digits} digits: exact {exact} ({100 * exact / n:.1f} %), digits right {right} "
-          f"({100 * right / digits:.1f} %), misread {misread}, no result {none}")
+    if n > 0:
+        print(f"{n} counters, {digits} digits: exact {exact} ({100 * exact / n:.1f} %), digits right {right} "
+              f"({100 * right / digits:.1f} %), misread {misread}, no result {none}")
+    # No meter in view, after the meters (so that a seed's meters stay the ones it always drew): any
+    # COMPLETED_RESULT is a false result.
+    false_results = 0
+    for index in range(args.blanks):
+        kind = BLANK_KINDS[index % len(BLANK_KINDS)]
+        frame, params = render_meter(rng, [None] * rng.randint(5, 7), kind)
+        recording = os.path.join(work, f"blank-{index:03d}.lsrec")
+        jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
+        lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
+        completed, _ = lsrec.scan_readings(args.lumascan, config, recording)
+        if completed is not None:
+            false_results += 1
+        if args.verbose or completed is not None:
+            print(f"no meter {index:3d} ({kind}): {'FALSE RESULT ' + completed if completed is not None else 'none'}")
+        if not args.keep:
+            os.remove(recording)
+    print(f"no meter in view: {args.blanks} scenes ({', '.join(BLANK_KINDS)}), false results {false_results}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ eval-secure-qr.py), and the meter evaluations' shared steps: a scene's camera fr
 digits a reading got right."""
 
 import json
+import math
 import struct
 import subprocess
 
@@ -90,3 +91,37 @@ def digits_right(truth, read):
         for j in range(1, len(b) + 1):
             cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
     return max(0, len(a) - cost[len(a)][len(b)])
+
+
+def perspective(rng, frame, corners, target_w, max_yaw, max_pitch, max_roll):
+    """The scene (float32 grey) seen by a camera turned up to `max_yaw` degrees of yaw, `max_pitch` of pitch and
+    `max_roll` of roll either way (a third of the scenes straight on, or nearly: a sixth of the yaw and pitch drawn),
+    about the centre of `corners` (the object's four corners, clockwise from the top left), and scaled so that the
+    object is `target_w` pixels wide as seen."""
+    yaw, pitch, roll = (math.radians(rng.uniform(-max_yaw, max_yaw)), math.radians(rng.uniform(-max_pitch, max_pitch)),
+                        math.radians(rng.uniform(-max_roll, max_roll)))
+    if rng.random() < 0.3:  # a third straight on, or nearly
+        yaw, pitch = yaw / 6, pitch / 6
+    f = 1100.0
+    height, width = frame.shape[:2]
+    centre = corners.mean(axis=0)
+    ry = np.array([[math.cos(yaw), 0, math.sin(yaw)], [0, 1, 0], [-math.sin(yaw), 0, math.cos(yaw)]])
+    rx = np.array([[1, 0, 0], [0, math.cos(pitch), -math.sin(pitch)], [0, math.sin(pitch), math.cos(pitch)]])
+    rz = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0], [0, 0, 1]])
+    r = rz @ rx @ ry
+
+    def project(points):
+        out = []
+        for x, y in points:
+            p = r @ np.array([x - centre[0], y - centre[1], 0.0]) + np.array([0, 0, f])
+            out.append([centre[0] + f * p[0] / p[2], centre[1] + f * p[1] / p[2]])
+        return np.float32(out)
+
+    src = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    dst = project(src)
+    seen = project(corners)
+    seen_w = float(np.linalg.norm(((seen[1] + seen[2]) - (seen[0] + seen[3])) / 2))
+    k = target_w / seen_w
+    dst = (dst - centre) * k + centre
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(frame, m, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
