@@ -29,7 +29,7 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     for (int i = 0; i < count; ++i) {
         const double cx = drums.origin + (drums.lo + i) * drums.pitch;
         float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
-        if (!cutWindow(m, cx, row.centre + row.shift(cx), h) ||
+        if (!cutWindow(m, cx, row.centre + row.shift(cx), h, row.slope) ||
             lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
                                          m.window.step, p) != 0)
             std::fill(p, p + LV_DIGIT_CLASSES, 1.0f / LV_DIGIT_CLASSES);  // nothing known: no confidence
@@ -52,11 +52,11 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     // reading with digits missing would be a confident misread.
     auto digitAt = [&](double k) {
         const double x = drums.origin + k * drums.pitch;
-        return viewDrum(m, x, row.centre + row.shift(x), h).mass >= kDigitMass;
+        return viewDrum(m, x, row.centre + row.shift(x), h, row.slope).mass >= kDigitMass;
     };
     auto clearDigitAt = [&](double k) {
         const double x = drums.origin + k * drums.pitch;
-        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h);
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h, row.slope);
         return view.mass >= kDigitMass && view.clarity >= kDrumClarity;
     };
     if (last > first && (clearDigitAt(drums.lo + first + 0.5) || clearDigitAt(drums.lo + last - 0.5)))
@@ -74,7 +74,7 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     // half a drum further out says the row goes on (the window's frame there can look like a 1, less clearly).
     auto veryClearDigitAt = [&](double k) {
         const double x = drums.origin + k * drums.pitch;
-        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h);
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h, row.slope);
         return view.mass >= kDigitMass && view.clarity >= kClearBeyond;
     };
     for (double outward : {0.25, 0.5}) {
@@ -169,7 +169,7 @@ bool regrid(lv_meter &m, const DrumRow &drums, double pitch, DrumRow &out) {
     const double h = row.height;
     double anchor = 0, clearest = 0;
     for (const Blob &b : row.members) {
-        const double clarity = viewDrum(m, b.cx(), row.centre + row.shift(b.cx()), h).clarity;
+        const double clarity = viewDrum(m, b.cx(), row.centre + row.shift(b.cx()), h, row.slope).clarity;
         if (clarity > clearest) {
             clearest = clarity;
             anchor = b.cx();
@@ -182,7 +182,7 @@ bool regrid(lv_meter &m, const DrumRow &drums, double pitch, DrumRow &out) {
     out.lo = out.hi = 0;
     auto digit = [&](int k) {
         const double x = anchor + k * pitch;
-        return viewDrum(m, x, row.centre + row.shift(x), h).mass >= kDigitMass;
+        return viewDrum(m, x, row.centre + row.shift(x), h, row.slope).mass >= kDigitMass;
     };
     while (out.hi - out.lo + 1 < LV_METER_MAX_DIGITS && digit(out.lo - 1)) --out.lo;
     while (out.hi - out.lo + 1 < LV_METER_MAX_DIGITS && digit(out.hi + 1)) ++out.hi;
@@ -252,7 +252,7 @@ bool scanDrums(lv_meter &m, const Row &row, DrumRow &out) {
     mass.assign(size_t(n), 0);
     auto look = [&](int i) {
         const double x = half + i * step;
-        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h);
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h, row.slope);
         clarity[size_t(i)] = view.mass >= kDigitMass ? view.clarity : 0;
         mass[size_t(i)] = view.mass;
         if (view.mass >= kDigitMass) ++m.scanDigitWindows;

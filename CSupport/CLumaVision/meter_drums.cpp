@@ -259,10 +259,22 @@ DrumMatch matchDrum(lv_meter &m, double cx, double cy, double h, bool lightOnDar
     return best;
 }
 
-bool cutWindow(lv_meter &m, double cx, double cy, double h) {
+bool cutWindow(lv_meter &m, double cx, double cy, double h, double slope) {
     const double back = 1 / m.scale;
     const double height = LV_DIGIT_WINDOW_PER_HEIGHT * h * back;
     const double width = height * LV_DIGIT_INPUT_WIDTH / LV_DIGIT_INPUT_HEIGHT;
+    if (std::fabs(slope) > kLevelRow) {
+        // Turned with the row: the window's pixel (u, v) comes from the crop at the centre plus u - width / 2 along
+        // the row and v - height / 2 across it (an inverse map, so only the window's own pixels are computed).
+        const int w = std::max(1, int(std::lround(width))), hh = std::max(1, int(std::lround(height)));
+        const double x = cx * back, y = cy * back;
+        if (x < 0 || y < 0 || x >= m.grey.cols || y >= m.grey.rows) return false;
+        const double c = 1 / std::sqrt(1 + slope * slope), s = slope * c;
+        const cv::Matx23d toCrop(c, -s, x - c * w / 2.0 + s * hh / 2.0, s, c, y - s * w / 2.0 - c * hh / 2.0);
+        cv::warpAffine(m.grey, m.window, toCrop, cv::Size(w, hh), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                       cv::BORDER_REPLICATE);
+        return true;
+    }
     const cv::Rect r(int(std::lround(cx * back - width / 2)), int(std::lround(cy * back - height / 2)),
                      std::max(1, int(std::lround(width))), std::max(1, int(std::lround(height))));
     const cv::Rect inside = r & cv::Rect(0, 0, m.grey.cols, m.grey.rows);
@@ -272,10 +284,10 @@ bool cutWindow(lv_meter &m, double cx, double cy, double h) {
     return true;
 }
 
-DrumView viewDrum(lv_meter &m, double cx, double cy, double h) {
+DrumView viewDrum(lv_meter &m, double cx, double cy, double h, double slope) {
     DrumView view;
     float p[LV_DIGIT_CLASSES];
-    if (!m.classifier || !cutWindow(m, cx, cy, h) ||
+    if (!m.classifier || !cutWindow(m, cx, cy, h, slope) ||
         lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
                                      m.window.step, p) != 0)
         return view;
@@ -440,7 +452,8 @@ bool findDrums(lv_meter &m, bool lightOnDark, DrumRow &drums, bool thorough) {
         // The digit network knows a drum from the window's edge, the plate or two half drums (its "no digit"
         // class) whatever the font: a drum it sees clearly is one, even where the stroke map shows the photograph's
         // own edges around the digit.
-        if (askNetwork && viewDrum(m, cx, row.centre + row.shift(cx), h).clarity >= kDrumClarity) return true;
+        if (askNetwork && viewDrum(m, cx, row.centre + row.shift(cx), h, row.slope).clarity >= kDrumClarity)
+            return true;
         cv::reduce(binary(r), m.boxed, 0, cv::REDUCE_MAX);
         const uint8_t *columns = m.boxed.ptr<uint8_t>(0);
         int left = -1, right = -1;

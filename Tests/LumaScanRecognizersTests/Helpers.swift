@@ -1,3 +1,4 @@
+import CLumaVision
 import Logging
 import LumaScanCore
 import LumaScanRecognizers
@@ -62,4 +63,23 @@ func expectPolygon(
     #expect(
         centre.x >= minX && centre.x <= maxX && centre.y >= minY && centre.y <= maxY,
         "\(context): centre \(centre) outside \(corners)", sourceLocation: sourceLocation)
+}
+
+/// Reads the grey image file at `path` (a fixture crop, as the meter recognizer crops a frame) with a new meter reader
+/// in `mode` (`LV_METER_MODE_DIGITAL`, `LV_METER_MODE_COUNTER`, `LV_METER_MODE_AUTO`): the reader's result and its
+/// digit count.
+func meterResult(imageAt path: String, mode: Int32) throws -> (result: lv_meter_result, count: Int32) {
+    var image: OpaquePointer?
+    let status = lv_image_read_grey(path, &image)
+    try #require(status == 0, "\(path): \(status)")
+    defer { lv_image_destroy(image) }
+    var created: OpaquePointer?
+    try #require(lv_meter_create(mode, &created) == 0)
+    let meter = try #require(created)
+    defer { lv_meter_destroy(meter) }
+    var result = lv_meter_result()
+    let width = lv_image_width(image)
+    let count = lv_meter_read(meter, lv_image_pixels(image), width, lv_image_height(image), Int(width), &result)
+    try #require(count >= 0, "\(path): \(count)")
+    return (result, count)
 }

@@ -134,20 +134,7 @@ struct MeterSevenSegmentCropTests {
 
     /// Reads the fixture `name` in digital mode: the reader's result and its digit count.
     func result(_ name: String) throws -> (result: lv_meter_result, count: Int32) {
-        var image: OpaquePointer?
-        let status = lv_image_read_grey(Self.fixtures.appendingPathComponent(name).path, &image)
-        try #require(status == 0, "\(name): \(status)")
-        defer { lv_image_destroy(image) }
-        var created: OpaquePointer?
-        try #require(lv_meter_create(Int32(LV_METER_MODE_DIGITAL), &created) == 0)
-        let meter = try #require(created)
-        defer { lv_meter_destroy(meter) }
-        var result = lv_meter_result()
-        let width = lv_image_width(image)
-        let count = lv_meter_read(
-            meter, lv_image_pixels(image), width, lv_image_height(image), Int(width), &result)
-        try #require(count >= 0, "\(name): \(count)")
-        return (result, count)
+        try meterResult(imageAt: Self.fixtures.appendingPathComponent(name).path, mode: Int32(LV_METER_MODE_DIGITAL))
     }
 
     /// Reads the fixture `name` in digital mode: the digits with the decimal point, and the least digit confidence.
