@@ -131,7 +131,8 @@ extern "C" int lv_image_encode_png(const uint8_t *luma, int width, int height, s
     return guarded([&] {
         if (!valid(luma, width, height, stride) || !length || (!out && capacity > 0)) return -EINVAL;
         std::vector<uint8_t> png;
-        if (int status = lv::codecs::encode_png(luma, width, height, stride, png); status != 0) return status;
+        const int status = lv::codecs::encode_png(luma, width, height, stride, png, lv::codecs::PNGEffort::balanced);
+        if (status != 0) return status;
         *length = png.size();
         if (png.size() > capacity) return -ENOSPC;
         std::memcpy(out, png.data(), png.size());

@@ -208,7 +208,7 @@ extern "C" int lv_meter_encode_png(lv_meter *meter, const uint8_t *luma, int wid
     *count = 0;
     return lv::guarded([&] {
         const int status =
-            lv::codecs::encode_png(luma, width, height, stride, meter->png);
+            lv::codecs::encode_png(luma, width, height, stride, meter->png, lv::codecs::PNGEffort::fastest);
         if (status != 0) return status;
         *bytes = meter->png.data();
         *count = meter->png.size();
