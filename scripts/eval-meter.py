@@ -158,7 +158,7 @@ def render_meter(rng, images, kind="meter"):
         m = cv2.getRotationMatrix2D((centre_x, centre_y), angle, 1.0)
         frame = cv2.warpAffine(frame, m, (FRAME_W, FRAME_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     else:
-        # Framed as a user frames a display (--framing): the window MIN_WIDTH-85 % of the cutout's width (no taller
+        # Framed as a user frames a display (--framing): the window min_width-85 % of the cutout's width (no taller
         # than 85 % of its height), seen from the side and rolled.
         min_width, max_yaw, max_pitch, max_roll = FRAMING
         x0, x1 = centre_x - row_w / 2 - border, centre_x + row_w / 2 + border
@@ -200,15 +200,22 @@ def main():
     with open(config, "w") as f:
         json.dump(config_document(), f, indent=1)
 
+    def replay(rng, frame, params, recording):
+        """The scene's camera frames as a recording, replayed through lumascan scan (kept only with --keep): the
+        first COMPLETED_RESULT's text (None without one) and the last partial reading."""
+        jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
+        lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
+        readings = lsrec.scan_readings(args.lumascan, config, recording)
+        if not args.keep:
+            os.remove(recording)
+        return readings
+
     exact = misread = none = 0
     digits = right = 0
     for index in range(args.meters):
         truth, classes, images = pick_drums(rng, by_class)
         frame, params = render_meter(rng, images)
-        recording = os.path.join(work, f"meter-{index:03d}.lsrec")
-        jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
-        lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
-        completed, partial = lsrec.scan_readings(args.lumascan, config, recording)
+        completed, partial = replay(rng, frame, params, os.path.join(work, f"meter-{index:03d}.lsrec"))
         read = completed if completed is not None else partial
         digits += len(truth)
         right += lsrec.digits_right(truth, read)
@@ -225,8 +232,6 @@ def main():
             shown = " ".join(f"{c // 10}.{c % 10}" for c in classes)
             print(f"meter {index:3d}: truth {truth} read {read or '-'} ({verdict}; drums {shown}; "
                   f"{'dark on light' if params['invert'] else 'light on dark'})")
-        if not args.keep:
-            os.remove(recording)
     n = args.meters
     if n > 0:
         print(f"{n} counters, {digits} digits: exact {exact} ({100 * exact / n:.1f} %), digits right {right} "
@@ -237,16 +242,11 @@ def main():
     for index in range(args.blanks):
         kind = BLANK_KINDS[index % len(BLANK_KINDS)]
         frame, params = render_meter(rng, [None] * rng.randint(5, 7), kind)
-        recording = os.path.join(work, f"blank-{index:03d}.lsrec")
-        jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
-        lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
-        completed, _ = lsrec.scan_readings(args.lumascan, config, recording)
+        completed, _ = replay(rng, frame, params, os.path.join(work, f"blank-{index:03d}.lsrec"))
         if completed is not None:
             false_results += 1
         if args.verbose or completed is not None:
             print(f"no meter {index:3d} ({kind}): {'FALSE RESULT ' + completed if completed is not None else 'none'}")
-        if not args.keep:
-            os.remove(recording)
     print(f"no meter in view: {args.blanks} scenes ({', '.join(BLANK_KINDS)}), false results {false_results}")
 
 

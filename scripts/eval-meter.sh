@@ -3,10 +3,12 @@
 # trained on) through `lumascan scan` in counter_meter mode, as a camera would deliver them, and prints exact / digits
 # right / misread / no result (scripts/eval-meter.py says how the counters are made).
 #
-#   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose] [--cutout R:1@P]
+#   bash scripts/eval-meter.sh [--meters N] [--seed N] [--keep DIR] [--verbose] [--cutout R:1@P] [--framing] \
+#       [--blanks N]
 #
 # --cutout frames the counters in another cutout: the default 3:1@60 (3:1 at 60 % of the frame's width), issue 17's
-# 4:1@70.
+# 4:1@70. --framing draws them as a user frames a display (40-85 % of the cutout's width, up to 25 degrees of yaw, 15
+# of pitch, 10 of roll); --blanks N adds N scenes without a counter (30 by default), where any result is false.
 #
 # With --digital first, it reads seven-segment meters from a wide generator of its own instead (LCD and LED, and scenes
 # with no meter in view; scripts/eval-meter-digital.py says how they are made), which needs no data set, only

@@ -295,7 +295,6 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         guard reading.reader == .counter, !reading.text.isEmpty, reading.ambiguousDigits.isEmpty,
             digits <= Self.maxDigits
         else { return false }
-        if let validation, (try? validation.wholeMatch(in: reading.text)) == nil { return false }
         let minimum = Double(configuration.minConfidence)
         for index in 0..<digits { (acrossHighest[index], acrossConfident[index]) = (0, 0) }
         var agreeing = 0
@@ -313,16 +312,21 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
                 }
             } else if evidenceLeast[slot] >= minimum {
                 return false  // a frame confident of other digits
-            } else if text.count > reading.text.count, text.contains(reading.text),
-                evidenceLeast[slot] >= Self.supportingFraction * minimum
-            {
+            } else if Self.isPart(reading.text, of: text), evidenceLeast[slot] >= Self.supportingFraction * minimum {
                 return false  // the counter's end lost in this frame's reading
             }
         }
         guard agreeing >= configuration.consecutiveFrames else { return false }
         let needed = min(2, configuration.consecutiveFrames)
         for index in 0..<digits where acrossConfident[index] < needed { return false }
+        // Last, being the dearest check (the stabiliser matched only the frames it found confident).
+        if let validation, (try? validation.wholeMatch(in: reading.text)) == nil { return false }
         return true
+    }
+
+    /// Whether `part` is a part of the longer reading `longer` (its digits without some at an end, or inside it).
+    static func isPart(_ part: String, of longer: String) -> Bool {
+        longer.count > part.count && longer.contains(part)
     }
 
     /// The status of a fresh reading by the confident row: `consecutiveFrames` confident frames agreeing.
@@ -410,7 +414,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         // A display whose end some frames lose (a digit at the edge of the glare, the near end of a display seen from
         // the side, a grid that covers part of a counter) reads as a confident part of itself: while a longer
         // confident reading that contains the candidate was seen in the last frames, the candidate waits.
-        let inLonger = recent.contains { $0.count > text.count && $0.contains(text) }
+        let inLonger = recent.contains { Self.isPart(text, of: $0) }
         // The decimal point is the reader's least sure mark: while the same digits with the point elsewhere, or with
         // or without one, were read confidently in two or more of the last frames, the candidate waits too. (One such
         // frame is taken for the reader's slip: waiting on it lost more right readings than it saved misreads.)
