@@ -190,10 +190,14 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
         return true;
     }
     // Tilt: a least-squares line through the centres of the members of about the row's height (printed digits are
-    // all of one height).
+    // all of one height), up to kDrumSlope. Past it (a camera rolled more than about 6 degrees), the median of the
+    // slopes between those members, pair by pair at least half a digit height apart (Theil-Sen), when three pairs or
+    // more agree with it: the least-squares line follows a drum caught mid-roll whose blob sits low, and two digits
+    // tilt as much, so neither goes past kDrumSlope alone.
     double count = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    auto whole = [&](const Blob &b) { return std::fabs(b.h - row.height) <= 0.15 * row.height; };
     for (const Blob &b : members)
-        if (std::fabs(b.h - row.height) <= 0.15 * row.height) {
+        if (whole(b)) {
             count += 1;
             sx += b.cx();
             sy += b.cy();
@@ -202,8 +206,24 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
         }
     row.slope = 0;
     row.x0 = count > 0 ? sx / count : 0;
-    if (count >= 2 && sxx - sx * sx / count > 1e-6)
-        row.slope = std::clamp((sxy - sx * sy / count) / (sxx - sx * sx / count), -0.1, 0.1);
+    if (count >= 2 && sxx - sx * sx / count > 1e-6) {
+        const double fitted = (sxy - sx * sy / count) / (sxx - sx * sx / count);
+        row.slope = std::clamp(fitted, -kDrumSlope, kDrumSlope);
+        if (std::fabs(fitted) > kDrumSlope) {
+            m.scratch.clear();
+            for (size_t i = 0; i < members.size(); ++i)
+                for (size_t j = i + 1; j < members.size(); ++j) {
+                    const Blob &a = members[i], &b = members[j];
+                    const double dx = b.cx() - a.cx();
+                    if (whole(a) && whole(b) && dx >= 0.5 * row.height) m.scratch.push_back((b.cy() - a.cy()) / dx);
+                }
+            const double slope = m.scratch.size() >= 3 ? median(m.scratch) : 0;
+            size_t agreeing = 0;
+            for (double v : m.scratch) agreeing += std::fabs(v - slope) <= kDrumSlopeAgreement ? 1 : 0;
+            if (m.scratch.size() >= 3 && 4 * agreeing >= 3 * m.scratch.size() && std::fabs(slope) > kDrumSlope)
+                row.slope = std::clamp(slope, -kMaxDrumSlope, kMaxDrumSlope);
+        }
+    }
     // The medians above are for the row's middle column.
     if (count > 0) row.centre = sy / count;
     row.top = row.centre - row.height / 2;

@@ -104,6 +104,12 @@ constexpr double kBorderInner = 0.3;
 constexpr double kBorderLine = 3;
 constexpr double kBorderLineFill = 0.12;
 
+/// A counter's row tilts by at most kDrumSlope (rows per column, 5.7 degrees), or by up to kMaxDrumSlope (14 degrees:
+/// a camera rolled 10 degrees, and perspective) when three or more pairs of its whole digits say so, three quarters of
+/// them within kDrumSlopeAgreement of their median: two digits, or a drum caught mid-roll whose blob sits lower, tilt
+/// a level row as much.
+constexpr double kDrumSlope = 0.1, kMaxDrumSlope = 0.25, kDrumSlopeAgreement = 0.03;
+
 /// A seven-segment row tilts by at most this much (rows per column): a few degrees of roll, and a display seen from
 /// the side, whose perspective tilts the row further.
 constexpr double kMaxRowSlope = 0.25;
