@@ -50,9 +50,10 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     // to the stroke map). And beside the first and the last drum it sees the window's edge or the plate: something
     // digit-like there that the row did not take in (a drum off the grid) means the row may be cut short, and a
     // reading with digits missing would be a confident misread.
-    auto digitAt = [&](double k) {
+    auto digitAt = [&](double k, bool faintOne = false) {
         const double x = drums.origin + k * drums.pitch;
-        return viewDrum(m, x, row.centre + row.shift(x), h, row.slope).mass >= kDigitMass;
+        const DrumView view = viewDrum(m, x, row.centre + row.shift(x), h, row.slope);
+        return view.mass >= kDigitMass || (faintOne && view.one >= kFaintOne);
     };
     auto clearDigitAt = [&](double k) {
         const double x = drums.origin + k * drums.pitch;
@@ -65,7 +66,8 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     // drum beyond an end between two real ones, which the network takes for no digit; so look a quarter of a drum
     // nearer as well (further out, the window's frame and the plate can look like a 1).
     for (double inward : {0.0, 0.25}) {
-        if ((first == 0 && digitAt(drums.lo - 1 + inward)) || (last == count - 1 && digitAt(drums.lo + count - inward)))
+        if ((first == 0 && digitAt(drums.lo - 1 + inward, inward == 0)) ||
+            (last == count - 1 && digitAt(drums.lo + count - inward, inward == 0)))
             return GridVerdict::digitBeyond;
     }
     // A pitch a little short (perspective, or whole digits found on a few drums only) puts the positions beyond the

@@ -297,6 +297,7 @@ DrumView viewDrum(lv_meter &m, double cx, double cy, double h, double slope) {
         view.clarity = std::max(view.clarity, near);
         view.mass += p[c];
     }
+    for (int c = 6; c <= 14; ++c) view.one += p[c];
     return view;
 }
 

@@ -219,6 +219,11 @@ constexpr double kDrumClarity = 0.6;
 /// counter goes on past the grid.
 constexpr double kClearBeyond = 0.85;
 
+/// A "1" beyond either end of a grid that the network gives this much probability (positions 0.6-1.4) says the row may
+/// go on, though less than kDigitMass is on digits: a thin "1" on the last drum, beside the window's frame, reads as
+/// neither frame nor digit (502951 and 86261 completed without their last drum).
+constexpr double kFaintOne = 0.15;
+
 /// A drum at either end of the row is the window's edge or the plate when the digit network gives all drum positions
 /// together less than this (the rest is its "no digit" class).
 constexpr double kDigitMass = 0.5;
@@ -447,6 +452,7 @@ namespace lv_meter_detail {
 /// positions' total); both 0 when the window is not in the crop.
 struct DrumView {
     double clarity = 0, mass = 0;
+    double one = 0;  // the probability of the positions 0.6-1.4, a "1" (kFaintOne)
 };
 
 // ---- meter_image.cpp ------------------------------------------------------------------------------------------------
