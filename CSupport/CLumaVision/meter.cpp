@@ -98,6 +98,7 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         lv_meter &m = *meter;
         m.grey = cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(luma), stride);
         prepare(m);
+        forgetWindows(m);
         Reading best, candidate;
         // Counter mode: the counter the last frame read, read again where it was (trackCounter); the search below
         // only when that is not sure.

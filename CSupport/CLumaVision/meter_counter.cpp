@@ -29,9 +29,7 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     for (int i = 0; i < count; ++i) {
         const double cx = drums.origin + (drums.lo + i) * drums.pitch;
         float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
-        if (!cutWindow(m, cx, row.centre + row.shift(cx), h, row.slope) ||
-            lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
-                                         m.window.step, p) != 0)
+        if (!classifyDrum(m, cx, row.centre + row.shift(cx), h, row.slope, p))
             std::fill(p, p + LV_DIGIT_CLASSES, 1.0f / LV_DIGIT_CLASSES);  // nothing known: no confidence
     }
     // A drum at either end that the network takes for no digit is the window's edge or the plate beside it.

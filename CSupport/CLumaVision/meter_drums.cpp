@@ -284,13 +284,33 @@ bool cutWindow(lv_meter &m, double cx, double cy, double h, double slope) {
     return true;
 }
 
+bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p) {
+    if (!m.classifier) return false;
+    for (int i = 0; i < m.windowsSeenCount; ++i) {
+        const lv_meter::WindowSeen &seen = m.windowsSeen[i];
+        if (seen.cx == cx && seen.cy == cy && seen.h == h && seen.slope == slope) {
+            std::copy(seen.p, seen.p + LV_DIGIT_CLASSES, p);
+            return true;
+        }
+    }
+    if (!cutWindow(m, cx, cy, h, slope) ||
+        lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
+                                     m.window.step, p) != 0)
+        return false;
+    lv_meter::WindowSeen &seen = m.windowsSeen[m.windowsSeenNext];
+    seen = {cx, cy, h, slope, {}};
+    std::copy(p, p + LV_DIGIT_CLASSES, seen.p);
+    m.windowsSeenNext = (m.windowsSeenNext + 1) % kWindowMemory;
+    m.windowsSeenCount = std::min(m.windowsSeenCount + 1, kWindowMemory);
+    return true;
+}
+
+void forgetWindows(lv_meter &m) { m.windowsSeenCount = m.windowsSeenNext = 0; }
+
 DrumView viewDrum(lv_meter &m, double cx, double cy, double h, double slope) {
     DrumView view;
     float p[LV_DIGIT_CLASSES];
-    if (!m.classifier || !cutWindow(m, cx, cy, h, slope) ||
-        lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
-                                     m.window.step, p) != 0)
-        return view;
+    if (!classifyDrum(m, cx, cy, h, slope, p)) return view;
     for (int c = 0; c < LV_DIGIT_CLASSES; ++c) {
         double near = 0;
         for (int d = -2; d <= 2; ++d) near += p[(c + d + LV_DIGIT_CLASSES) % LV_DIGIT_CLASSES];

@@ -227,6 +227,9 @@ constexpr double kFaintOne = 0.15;
 /// A drum at either end of the row is the window's edge or the plate when the digit network gives all drum positions
 /// together less than this (the rest is its "no digit" class).
 constexpr double kDigitMass = 0.5;
+/// How many classified drum windows a frame remembers (classifyDrum): a search classifies a few dozen, a frame with an
+/// unsure row scanned by the network a few hundred, of which only the latest are remembered.
+constexpr int kWindowMemory = 64;
 /// The slope (tan of the roll) up to which a counter's drum windows are cut level (3.4 degrees): the digit network was
 /// trained on digits rolled up to 4 degrees either way, and a level cut is a copy where a turned one is a warp.
 /// Measured against 0.035 on the real-digit counters of `scripts/eval-meter.sh` (1,740 meters, rolled or not): the
@@ -416,6 +419,14 @@ struct lv_meter {
     lv_digit_classifier *classifier = nullptr;
     cv::Mat window;
     std::vector<float> probabilities;
+    // The digit network's outputs for the windows this frame has classified (classifyDrum), kWindowMemory at most:
+    // the same window is asked for again (the grid's extension, then its reading and its checks beside the ends).
+    struct WindowSeen {
+        double cx, cy, h, slope;
+        float p[LV_DIGIT_CLASSES];
+    };
+    WindowSeen windowsSeen[lv_meter_detail::kWindowMemory];
+    int windowsSeenCount = 0, windowsSeenNext = 0;
     std::vector<lv_drum_reading> drumReadings;
     // Counter reader: the row band's column profile and its autocorrelation (periodicPitch).
     std::vector<double> columnProfile, correlation;
@@ -505,6 +516,13 @@ void buildStrips(lv_meter &m);
 /// window is turned with the row, so the network sees the digit upright. Returns false when the window is not in the
 /// crop.
 bool cutWindow(lv_meter &m, double cx, double cy, double h, double slope);
+/// The digit network's probabilities (LV_DIGIT_CLASSES) for the drum window cutWindow cuts at (cx, cy, h, slope), into
+/// `p`: from this frame's memory of windows when the same window was classified already (an identical cut of the same
+/// frame), else by the network, remembered. False when the window is not in the crop or the network fails. The memory
+/// is forgotten at each frame (forgetWindows).
+bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p);
+/// Forgets the windows classified so far: a new frame.
+void forgetWindows(lv_meter &m);
 /// What the digit network sees in the drum window centred at (cx, cy) for digits `h` high on a row of `slope` (see
 /// DrumView).
 DrumView viewDrum(lv_meter &m, double cx, double cy, double h, double slope);
