@@ -332,6 +332,7 @@ def main():
 
     stats = {s: {"n": 0, "exact": 0, "misread": 0, "none": 0, "digits": 0, "right": 0, "point": 0}
              for s in ("LCD", "LED")}
+    kept = []  # (recording, truth, style) for truth.txt
     for index in range(args.meters):
         style = "LCD" if index % 2 == 0 else "LED"
         digits, decimal_after, truth = pick_meter(rng)
@@ -342,6 +343,7 @@ def main():
         jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
         lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
         completed, partial = lsrec.scan_readings(args.lumascan, config, recording)
+        kept.append((os.path.basename(recording), truth, style))
         read = completed if completed is not None else partial
         s = stats[style]
         s["n"] += 1
@@ -385,6 +387,7 @@ def main():
         jpegs = lsrec.camera_frames(rng, frame, params["noise"], params["quality"], FRAMES_PER_METER)
         lsrec.write_recording(recording, jpegs, FRAME_W, FRAME_H)
         completed, partial = lsrec.scan_readings(args.lumascan, config, recording)
+        kept.append((os.path.basename(recording), None, kind.replace(" ", "-")))
         scenes[kind] += 1
         if completed is not None:
             false_results[kind] += 1
@@ -402,6 +405,8 @@ def main():
               f"({100 * s['misread'] / n:.1f} %; {s['point']} only the point), no result {s['none']}")
     print(f"no meter in view: {args.blanks} scenes, false results {sum(false_results.values())} ("
           + ", ".join(f"{k} {false_results[k]} of {scenes[k]}" for k in kinds) + ")")
+    if args.keep:
+        lsrec.write_truths(work, kept)
 
 
 if __name__ == "__main__":

@@ -212,10 +212,12 @@ def main():
 
     exact = misread = none = 0
     digits = right = 0
+    kept = []  # (recording, truth, style) for truth.txt
     for index in range(args.meters):
         truth, classes, images = pick_drums(rng, by_class)
         frame, params = render_meter(rng, images)
         completed, partial = replay(rng, frame, params, os.path.join(work, f"meter-{index:03d}.lsrec"))
+        kept.append((f"meter-{index:03d}.lsrec", truth, "dark-on-light" if params["invert"] else "light-on-dark"))
         read = completed if completed is not None else partial
         digits += len(truth)
         right += lsrec.digits_right(truth, read)
@@ -243,11 +245,14 @@ def main():
         kind = BLANK_KINDS[index % len(BLANK_KINDS)]
         frame, params = render_meter(rng, [None] * rng.randint(5, 7), kind)
         completed, _ = replay(rng, frame, params, os.path.join(work, f"blank-{index:03d}.lsrec"))
+        kept.append((f"blank-{index:03d}.lsrec", None, kind.replace(" ", "-")))
         if completed is not None:
             false_results += 1
         if args.verbose or completed is not None:
             print(f"no meter {index:3d} ({kind}): {'FALSE RESULT ' + completed if completed is not None else 'none'}")
     print(f"no meter in view: {args.blanks} scenes ({', '.join(BLANK_KINDS)}), false results {false_results}")
+    if args.keep:
+        lsrec.write_truths(work, kept)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@
 #   bash scripts/eval-meter.sh --digital [--meters N] [--blanks N] [--seed N] [--keep DIR] [--verbose] \
 #       [--min-width F] [--max-roll DEG]   (the framing: 0.40 and 10 are issue 17's; the defaults 0.55 and 4)
 #
+# --keep DIR keeps the recordings, their configuration and truth.txt; scripts/replay-meter.py --lumascan NEW
+# --against OLD DIR... reads them again with two builds and lists the meters whose verdict changed.
+#
 # Needs ../shared/datasets/meter-digits-train.tar beside the repository (or METER_DIGITS_TAR), python3-opencv,
 # python3-sklearn, python3-torch and python3-pil (Debian); unit tests never need any of it. LUMASCAN names a built lumascan to use instead of
 # building the debug one.

@@ -5,6 +5,7 @@ digits a reading got right."""
 
 import json
 import math
+import os
 import struct
 import subprocess
 
@@ -61,6 +62,24 @@ def camera_frames(rng, frame, noise, quality, count):
         f = f + np.random.default_rng(rng.randrange(1 << 30)).normal(0, noise, f.shape)
         out.append(encode_jpeg(np.clip(f, 0, 255).astype(np.uint8), quality))
     return out
+
+
+def write_truths(folder, entries):
+    """With --keep, the truth of each kept recording, for scripts/replay-meter.py: `entries` are (recording's file
+    name, truth or None for a scene without a meter, style) and go to FOLDER/truth.txt, one a line."""
+    with open(os.path.join(folder, "truth.txt"), "w") as f:
+        for name, truth, style in entries:
+            f.write(f"{name} {truth if truth is not None else '-'} {style}\n")
+
+
+def read_truths(folder):
+    """FOLDER/truth.txt (write_truths) as (recording's path, truth or None, style) tuples."""
+    entries = []
+    with open(os.path.join(folder, "truth.txt")) as f:
+        for line in f:
+            name, truth, style = line.split()
+            entries.append((os.path.join(folder, name), None if truth == "-" else truth, style))
+    return entries
 
 
 def scan_readings(lumascan, config, recording):
