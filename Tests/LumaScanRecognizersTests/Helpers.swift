@@ -69,17 +69,23 @@ func expectPolygon(
 /// in `mode` (`LV_METER_MODE_DIGITAL`, `LV_METER_MODE_COUNTER`, `LV_METER_MODE_AUTO`): the reader's result and its
 /// digit count.
 func meterResult(imageAt path: String, mode: Int32) throws -> (result: lv_meter_result, count: Int32) {
-    var image: OpaquePointer?
-    let status = lv_image_read_grey(path, &image)
-    try #require(status == 0, "\(path): \(status)")
-    defer { lv_image_destroy(image) }
     var created: OpaquePointer?
     try #require(lv_meter_create(mode, &created) == 0)
     let meter = try #require(created)
     defer { lv_meter_destroy(meter) }
+    return try meterResult(imageAt: path, reader: meter)
+}
+
+/// Reads the grey image file at `path` as the next frame of the meter reader `reader` (which remembers what the
+/// frames before it read): the reader's result and its digit count.
+func meterResult(imageAt path: String, reader: OpaquePointer) throws -> (result: lv_meter_result, count: Int32) {
+    var image: OpaquePointer?
+    let status = lv_image_read_grey(path, &image)
+    try #require(status == 0, "\(path): \(status)")
+    defer { lv_image_destroy(image) }
     var result = lv_meter_result()
     let width = lv_image_width(image)
-    let count = lv_meter_read(meter, lv_image_pixels(image), width, lv_image_height(image), Int(width), &result)
+    let count = lv_meter_read(reader, lv_image_pixels(image), width, lv_image_height(image), Int(width), &result)
     try #require(count >= 0, "\(path): \(count)")
     return (result, count)
 }

@@ -64,6 +64,31 @@ struct MeterCounterCropTests {
         #expect(confidence >= 60, "\(text) at \(confidence)")
     }
 
+    /// A frame remembers the windows the digit network classified (classifyDrum) and forgets them at the next: a
+    /// frame that tracks the last reading cuts its windows exactly where the last frame did, so windows remembered
+    /// from that frame would confirm its digits on any image.
+    @Test("the frame after a sure reading classifies its own windows: a blank frame confirms nothing")
+    func windowsForgottenAtEachFrame() throws {
+        var created: OpaquePointer?
+        try #require(lv_meter_create(Int32(LV_METER_MODE_COUNTER), &created) == 0)
+        let meter = try #require(created)
+        defer { lv_meter_destroy(meter) }
+        let path = Self.fixtures.appendingPathComponent("framed7-86-f1.png").path
+        let (first, count) = try meterResult(imageAt: path, reader: meter)
+        let text = withUnsafeBytes(of: first.digits) { String(decoding: $0.prefix(Int(count)), as: UTF8.self) }
+        try #require(text == "776163" && first.reading_confidence >= 95, "\(text) at \(first.reading_confidence)")
+        // The same frame again is tracked: the grid of the last reading confirms it.
+        let (again, _) = try meterResult(imageAt: path, reader: meter)
+        #expect(again.tracked == 1)
+        // A blank frame of the same size reads no digit, tracked or not.
+        let width = 472, height = 136
+        let blank = [UInt8](repeating: 128, count: width * height)
+        var result = lv_meter_result()
+        let digits = lv_meter_read(meter, blank, Int32(width), Int32(height), width, &result)
+        #expect(digits == 0)
+        #expect(result.tracked == 0)
+    }
+
     @Test("a faint \"1\" beyond the last drum keeps the grid from ending a drum short")
     func faintTrailingOne() throws {
         let framed = try read("framed11-76-f1.png")
