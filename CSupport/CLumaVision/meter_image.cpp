@@ -217,11 +217,13 @@ template <typename Belongs> bool collectRow(lv_meter &m, Row &row, bool byEdges,
                     const double dx = b.cx() - a.cx();
                     if (whole(a) && whole(b) && dx >= 0.5 * row.height) m.scratch.push_back((b.cy() - a.cy()) / dx);
                 }
-            const double slope = m.scratch.size() >= 3 ? median(m.scratch) : 0;
-            size_t agreeing = 0;
-            for (double v : m.scratch) agreeing += std::fabs(v - slope) <= kDrumSlopeAgreement ? 1 : 0;
-            if (m.scratch.size() >= 3 && 4 * agreeing >= 3 * m.scratch.size() && std::fabs(slope) > kDrumSlope)
-                row.slope = std::clamp(slope, -kMaxDrumSlope, kMaxDrumSlope);
+            if (m.scratch.size() >= 3) {
+                const double slope = median(m.scratch);
+                size_t agreeing = 0;
+                for (double v : m.scratch) agreeing += std::fabs(v - slope) <= kDrumSlopeAgreement ? 1 : 0;
+                if (4 * agreeing >= 3 * m.scratch.size() && std::fabs(slope) > kDrumSlope)
+                    row.slope = std::clamp(slope, -kMaxDrumSlope, kMaxDrumSlope);
+            }
         }
     }
     // The medians above are for the row's middle column.
