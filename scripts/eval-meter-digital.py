@@ -349,14 +349,9 @@ def main():
         s["n"] += 1
         s["digits"] += len(digits)
         s["right"] += lsrec.digits_right(truth, read)
-        if completed is None:
-            s["none"] += 1
-            verdict = "no result"
-        elif completed == truth:
-            s["exact"] += 1
-            verdict = "exact"
-        else:
-            s["misread"] += 1
+        verdict = lsrec.verdict(truth, completed)
+        s["none" if verdict == "no result" else verdict] += 1
+        if verdict == "misread":
             verdict = "MISREAD"
             if completed.replace(".", "") == truth.replace(".", ""):
                 s["point"] += 1

@@ -221,14 +221,11 @@ def main():
         read = completed if completed is not None else partial
         digits += len(truth)
         right += lsrec.digits_right(truth, read)
-        if completed is None:
-            none += 1
-            verdict = "no result"
-        elif completed == truth:
-            exact += 1
-            verdict = "exact"
-        else:
-            misread += 1
+        verdict = lsrec.verdict(truth, completed)
+        none += verdict == "no result"
+        exact += verdict == "exact"
+        misread += verdict == "misread"
+        if verdict == "misread":
             verdict = "MISREAD"
         if args.verbose or verdict == "MISREAD":
             shown = " ".join(f"{c // 10}.{c % 10}" for c in classes)

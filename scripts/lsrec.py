@@ -64,6 +64,17 @@ def camera_frames(rng, frame, noise, quality, count):
     return out
 
 
+def verdict(truth, completed):
+    """The verdict on one recording (the evaluations' and replay-meter.py's): "exact" when its first COMPLETED_RESULT
+    `completed` equals `truth`, "misread" when it differs, "no result" without one; for a scene without a meter
+    (`truth` None), "none", or "false" when anything completed."""
+    if truth is None:
+        return "none" if completed is None else "false"
+    if completed is None:
+        return "no result"
+    return "exact" if completed == truth else "misread"
+
+
 def write_truths(folder, entries):
     """With --keep, the truth of each kept recording, for scripts/replay-meter.py: `entries` are (recording's file
     name, truth or None for a scene without a meter, style) and go to FOLDER/truth.txt, one a line."""

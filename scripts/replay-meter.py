@@ -20,15 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lsrec  # noqa: E402
 
 
-def verdict(truth, completed):
-    """The verdict on one recording: exact / misread / no result, or for a scene without a meter none / false."""
-    if truth is None:
-        return "none" if completed is None else "false"
-    if completed is None:
-        return "no result"
-    return "exact" if completed == truth else "misread"
-
-
 def replay(lumascan, folder, workers=2):
     """Every kept recording of `folder` read by `lumascan`: {recording: (truth, style, completed, verdict)}."""
     configs = glob.glob(os.path.join(folder, "*-meter.json"))
@@ -39,7 +30,7 @@ def replay(lumascan, folder, workers=2):
     def one(entry):
         recording, truth, style = entry
         completed, _ = lsrec.scan_readings(lumascan, configs[0], recording)
-        return recording, (truth, style, completed, verdict(truth, completed))
+        return recording, (truth, style, completed, lsrec.verdict(truth, completed))
 
     with ThreadPoolExecutor(workers) as pool:
         return dict(pool.map(one, entries))
