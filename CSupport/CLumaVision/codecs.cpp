@@ -6,7 +6,6 @@
 
 #include <png.h>
 #include <turbojpeg.h>
-#include <zlib.h>
 
 
 #include <algorithm>
@@ -444,8 +443,7 @@ void sink_write(png_structp png, png_bytep data, png_size_t length) {
 
 void sink_flush(png_structp) {}
 
-int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::vector<uint8_t> &png,
-               PNGEffort effort) {
+int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::vector<uint8_t> &png) {
     PNGImage image;
     if (!luma || !describe_grey(image, width, height, stride)) return -EIO;
     // The worst case of the simplified API's encoder bounds ours too: the same rows, deflated at least as well as
@@ -453,9 +451,8 @@ int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::v
     png.resize(PNG_IMAGE_PNG_SIZE_MAX(image.image));
     PNGSink sink{png.data(), png.size(), 0};
     // libpng's full write API rather than png_image_write_to_memory, whose fastest setting (PNG_IMAGE_FLAG_FAST) is
-    // zlib level 3: this encodes the crop a completed scan carries, on the recognition thread, and level 1 without
-    // row filters takes half the time on a camera's noisy crop (17 ms against 34-39 ms for a 1400x620 crop, 5 %
-    // larger; measured with libpng 1.6.39).
+    // zlib level 3: level 1 without row filters takes half the time on a camera's noisy crop (17 ms against 34-39 ms
+    // for a 1400x620 crop, 5 % larger; measured with libpng 1.6.39).
     png_structp writer = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
     if (!writer) return -ENOMEM;
     png_infop info = png_create_info_struct(writer);
@@ -469,10 +466,6 @@ int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::v
     png_set_IHDR(writer, info, png_uint_32(width), png_uint_32(height), 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(writer, 1);
-    // Huffman coding only skips deflate's search for repeats, which finds few in a camera's noisy crop: the
-    // completed meter reading's 1400x620-scale crop took 11.5 ms instead of 21 ms at p75 of the noisy counter
-    // benchmark (2026-12-01; a 944x272 crop of a replayed camera frame 1.7 ms instead of 3.4 ms, 11 % larger).
-    if (effort == PNGEffort::fastest) png_set_compression_strategy(writer, Z_HUFFMAN_ONLY);
     png_set_filter(writer, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
     png_write_info(writer, info);
     for (int y = 0; y < height; ++y) png_write_row(writer, luma + size_t(y) * stride);

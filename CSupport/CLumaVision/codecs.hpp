@@ -34,20 +34,10 @@ namespace lv::codecs {
 /// std::bad_alloc; callers catch.
 int decode_grey(const uint8_t *bytes, size_t length, cv::Mat &out, uint64_t max_pixels);
 
-/// How hard encode_png compresses.
-enum class PNGEffort {
-    /// zlib level 1 without row filters, like OpenCV's default compression level: flat images (a generated code)
-    /// shrink many times over.
-    balanced,
-    /// Huffman coding only (Z_HUFFMAN_ONLY), for a camera's crop encoded on the recognition thread: twice as fast as
-    /// `balanced` or more, about a tenth larger on a camera's JPEG crop and no larger on a noisy one.
-    fastest,
-};
-
 /// Encodes a grey image (`height` rows of `width` bytes, `stride` bytes apart) as PNG into `png` (replacing its
-/// contents), favouring speed over size (`effort`). Returns 0 or -EIO.
-int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::vector<uint8_t> &png,
-               PNGEffort effort);
+/// contents) at zlib level 1 without row filters, like OpenCV's default compression level: flat images (a generated
+/// code) shrink many times over. Returns 0 or -EIO.
+int encode_png(const uint8_t *luma, int width, int height, size_t stride, std::vector<uint8_t> &png);
 
 /// Writes a grey image to the file `path` as PNG; on failure no file is left behind. Returns 0 or -EIO.
 int write_png(const char *path, const uint8_t *luma, int width, int height, size_t stride);

@@ -131,7 +131,7 @@ extern "C" int lv_image_encode_png(const uint8_t *luma, int width, int height, s
     return guarded([&] {
         if (!valid(luma, width, height, stride) || !length || (!out && capacity > 0)) return -EINVAL;
         std::vector<uint8_t> png;
-        const int status = lv::codecs::encode_png(luma, width, height, stride, png, lv::codecs::PNGEffort::balanced);
+        const int status = lv::codecs::encode_png(luma, width, height, stride, png);
         if (status != 0) return status;
         *length = png.size();
         if (png.size() > capacity) return -ENOSPC;

@@ -201,18 +201,3 @@ extern "C" int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, in
         return report(m, best, width, height, result);
     });
 }
-
-extern "C" int lv_meter_encode_png(lv_meter *meter, const uint8_t *luma, int width, int height, size_t stride,
-                                   const uint8_t **bytes, size_t *count) {
-    if (!meter || !luma || !bytes || !count || width <= 0 || height <= 0 || stride < size_t(width)) return -EINVAL;
-    *bytes = nullptr;
-    *count = 0;
-    return lv::guarded([&] {
-        const int status =
-            lv::codecs::encode_png(luma, width, height, stride, meter->png, lv::codecs::PNGEffort::fastest);
-        if (status != 0) return status;
-        *bytes = meter->png.data();
-        *count = meter->png.size();
-        return 0;
-    });
-}

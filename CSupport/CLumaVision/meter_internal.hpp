@@ -379,7 +379,6 @@ struct lv_meter {
     cv::Mat firstBinary[2];
     std::vector<uint16_t> rowSums;
     cv::Mat region, regionScaled, patch, patchSmall, match, profile;
-    std::vector<uint8_t> png;
     std::vector<Blob> blobs;
     // Seven-segment reader, a display seen from the side: the blobs of the first row search, whose stroke map joins
     // a digit's segments vertically (a near digit larger than the row is one blob there, and only segments in the

@@ -115,3 +115,21 @@ public final class LumaImage: @unchecked Sendable {
     /// A copy of all pixels, row by row.
     public var pixels: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: width * height)) }
 }
+
+extension LumaImage: Hashable {
+    /// Whether two images have the same size and the same pixels.
+    public static func == (lhs: LumaImage, rhs: LumaImage) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.width == rhs.width, lhs.height == rhs.height else { return false }
+        let count = lhs.width * lhs.height
+        return UnsafeBufferPointer(start: lhs.storage, count: count).elementsEqual(
+            UnsafeBufferPointer(start: rhs.storage, count: count))
+    }
+
+    /// Hashes the size and the pixels.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(width)
+        hasher.combine(height)
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: storage, count: width * height))
+    }
+}

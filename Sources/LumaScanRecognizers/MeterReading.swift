@@ -2,7 +2,7 @@
 import LumaScanCore
 
 /// What the meter recognizer read in one frame: the reading, each digit's confidence, where it looked, and (for a
-/// completed reading) the crop it read as PNG.
+/// completed reading) the crop it read.
 public struct MeterReading: Hashable, Sendable {
     /// Why a reading is or is not complete.
     public enum Status: Hashable, Sendable {
@@ -50,8 +50,12 @@ public struct MeterReading: Hashable, Sendable {
     public var digitBounds: Rect?
     /// Why the reading is or is not complete.
     public var status: Status
-    /// The crop as an 8-bit grey PNG, for completed readings only (encoding costs a few milliseconds).
-    public var cropPNG: [UInt8]?
+    /// The crop that was read, for completed readings only (a copy of the frame's pixels; `nil` otherwise).
+    public var cropImage: LumaImage?
+    /// ``cropImage`` as an 8-bit grey PNG, encoded each time it is asked for (a few milliseconds for a 1080p cutout's
+    /// crop), by whoever asks: the recognition thread only copies the crop. `nil` without a crop image, or when it
+    /// cannot be encoded.
+    public var cropPNG: [UInt8]? { cropImage.flatMap { image in image.withView { try? PNG.encode($0) } } }
     /// LumaScan's index of the frame read.
     public var frameIndex: UInt64
     /// Whether the counter reader confirmed the last frame's reading on its drums' grid instead of searching the
@@ -67,7 +71,7 @@ public struct MeterReading: Hashable, Sendable {
     /// Creates a reading.
     public init(
         text: String, digitConfidences: [Double], confidence: Double, reader: Reader?, lightOnDark: Bool, cutout: Rect,
-        crop: Rect, digitBounds: Rect?, status: Status, cropPNG: [UInt8]?, frameIndex: UInt64,
+        crop: Rect, digitBounds: Rect?, status: Status, cropImage: LumaImage?, frameIndex: UInt64,
         ambiguousDigits: [Int] = [], tracked: Bool = false, rectified: Bool = false
     ) {
         self.text = text
@@ -80,7 +84,7 @@ public struct MeterReading: Hashable, Sendable {
         self.crop = crop
         self.digitBounds = digitBounds
         self.status = status
-        self.cropPNG = cropPNG
+        self.cropImage = cropImage
         self.frameIndex = frameIndex
         self.tracked = tracked
         self.rectified = rectified
@@ -93,7 +97,8 @@ extension MeterReading: ScanReportDetail {
 
     /// The `meter` object of a completed reading: `confidence` (0–100, the least confident digit's),
     /// `digitConfidences`, `reader` (`digital` or `counter`), `lightOnDark`, `cutout`, `crop` and `digitBounds` (each
-    /// `{"x","y","width","height"}` in frame pixels), and `cropPNGBase64` (the crop read, as 8-bit grey PNG).
+    /// `{"x","y","width","height"}` in frame pixels), and `cropPNGBase64` (the crop read, as 8-bit grey PNG: ``cropPNG``,
+    /// encoded here).
     public var json: JSONObject {
         var object = JSONObject()
         object.add("confidence", confidence)

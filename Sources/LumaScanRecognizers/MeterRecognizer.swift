@@ -157,7 +157,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         guard let crop = luma.cropped(to: geometry.crop) else {
             let reading = MeterReading(
                 text: "", digitConfidences: [], confidence: 0, reader: nil, lightOnDark: false,
-                cutout: geometry.cutout, crop: geometry.crop, digitBounds: nil, status: .noDigits, cropPNG: nil,
+                cutout: geometry.cutout, crop: geometry.crop, digitBounds: nil, status: .noDigits, cropImage: nil,
                 frameIndex: metadata.index)
             append(reading, metadata: metadata, into: &reports)
             return
@@ -185,7 +185,9 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             ])
         if reading.status == .completed {
             applyAcrossFrames(to: &reading)
-            reading.cropPNG = encodePNG(crop)
+            // A copy, not the PNG: encoding it takes milliseconds, which the consumer of the result spends when it
+            // asks for `cropPNG`, not the recognition thread.
+            reading.cropImage = LumaImage(copying: crop)
             completed = true
             completedReading = reading
             logger.debug(
@@ -438,18 +440,6 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
         }
     }
 
-    private func encodePNG(_ crop: LumaView) -> [UInt8]? {
-        var bytes: UnsafePointer<UInt8>?
-        var count = 0
-        let status = lv_meter_encode_png(
-            reader, crop.baseAddress, Int32(crop.width), Int32(crop.height), crop.stride, &bytes, &count)
-        guard status == 0, let bytes else {
-            logger.warning("meter crop could not be encoded as PNG", metadata: ["code": "\(status)"])
-            return nil
-        }
-        return Array(UnsafeBufferPointer(start: bytes, count: count))
-    }
-
     /// Turns the C result into a reading (status and frame index to be filled in), mapping crop pixels to frame
     /// pixels and dropping decimal digits beyond `maxDecimals` (when it is not negative). The reading shares
     /// `previous` as its confidences when they are the same values (the last frame's, for a meter held still), so
@@ -494,7 +484,7 @@ public final class MeterRecognizer: Recognizer, @unchecked Sendable {
             text: text, digitConfidences: confidences, confidence: confidences.min() ?? 0,
             reader: count > 0 ? reader : nil,
             lightOnDark: result.light_on_dark != 0, cutout: geometry.cutout, crop: crop, digitBounds: bounds,
-            status: .noDigits, cropPNG: nil, frameIndex: 0,
+            status: .noDigits, cropImage: nil, frameIndex: 0,
             ambiguousDigits: (0..<kept).filter { $0 < 32 && result.ambiguous & (UInt32(1) << UInt32($0)) != 0 },
             tracked: result.tracked != 0, rectified: result.rectified != 0)
     }

@@ -13,13 +13,13 @@ struct EventJSONTests {
 
     @Test("a completed meter reading is written as a `meter` object")
     func meterDetail() throws {
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 1, 2, 3]
+        let crop = LumaImage(width: 3, height: 2, pixels: [0, 50, 100, 150, 200, 250])
         let reading = MeterReading(
             text: "0042.7", digitConfidences: [91, 88.5, 97, 64.25, 80], confidence: 64.25, reader: .counter,
             lightOnDark: true, cutout: Rect(x: 100, y: 80, width: 400, height: 120),
             crop: Rect(x: 110, y: 90, width: 380, height: 100),
             digitBounds: Rect(x: 130, y: 95, width: 300, height: 80),
-            status: .completed, cropPNG: png, frameIndex: 9)
+            status: .completed, cropImage: crop, frameIndex: 9)
         let report = ScanReport(
             reportType: .completedResult, state: .ok, recognizerID: "meter", text: "0042.7",
             bytes: Array("0042.7".utf8),
@@ -33,6 +33,8 @@ struct EventJSONTests {
         #expect(meter["cutout"] as? [String: Int] == ["x": 100, "y": 80, "width": 400, "height": 120])
         #expect(meter["crop"] as? [String: Int] == ["x": 110, "y": 90, "width": 380, "height": 100])
         #expect(meter["digitBounds"] as? [String: Int] == ["x": 130, "y": 95, "width": 300, "height": 80])
+        let png = try #require(reading.cropPNG)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(Data(base64Encoded: meter["cropPNGBase64"] as? String ?? "") == Data(png))
         #expect(object["secureQR"] == nil)
     }

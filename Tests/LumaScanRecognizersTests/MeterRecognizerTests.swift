@@ -1,3 +1,4 @@
+import CLumaVision
 import Logging
 import LumaScanCore
 import LumaScanRecognizers
@@ -81,8 +82,18 @@ struct MeterRecognizerTests {
         #expect(reading.crop == fixture.geometry.crop)
         let bounds = try #require(reading.digitBounds)
         #expect(reading.crop.contains(bounds))
+        // The completing frame's crop (frame 2, rendered with noise seed 3), copied; its PNG decodes to the same.
+        let frame = fixture.generator.render(meter.withNoiseSeed(3))
+        let expected = try #require(frame.withView { $0.cropped(to: reading.crop).map(LumaImage.init(copying:)) })
+        #expect(reading.cropImage == expected)
         let png = try #require(reading.cropPNG)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        var decoded: OpaquePointer?
+        try #require(lv_image_decode_grey(png, png.count, &decoded) == 0)
+        defer { lv_image_destroy(decoded) }
+        #expect(Int(lv_image_width(decoded)) == expected.width && Int(lv_image_height(decoded)) == expected.height)
+        let count = expected.width * expected.height
+        #expect(Array(UnsafeBufferPointer(start: lv_image_pixels(decoded), count: count)) == expected.pixels)
         // After the result, nothing more until reset().
         #expect(fixture.process(meter, index: 3, with: recognizer).isEmpty)
         recognizer.reset()
@@ -101,7 +112,7 @@ struct MeterRecognizerTests {
         #expect(reports.first?.reportType == .inProgress && reports.first?.state == .unreadable)
         #expect(reports.first?.text == nil && reports.first?.polygon.isEmpty == true)
         #expect(recognizer.lastReading?.status == .noDigits)
-        #expect(recognizer.lastReading?.cropPNG == nil)
+        #expect(recognizer.lastReading?.cropImage == nil && recognizer.lastReading?.cropPNG == nil)
     }
 
     @Test("A reading that fails validationRegex is reported but never completed")

@@ -26,7 +26,7 @@ struct MeterStabiliserTests {
             var reading = MeterReading(
                 text: frame.0, digitConfidences: frame.1, confidence: frame.1.min() ?? 0, reader: reader,
                 lightOnDark: false, cutout: Rect(x: 0, y: 0, width: 1, height: 1),
-                crop: Rect(x: 0, y: 0, width: 1, height: 1), digitBounds: nil, status: .noDigits, cropPNG: nil,
+                crop: Rect(x: 0, y: 0, width: 1, height: 1), digitBounds: nil, status: .noDigits, cropImage: nil,
                 frameIndex: UInt64(index))
             reading.ambiguousDigits = frame.2
             reading.status = recognizer.status(of: reading)

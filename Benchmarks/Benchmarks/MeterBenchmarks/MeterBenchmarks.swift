@@ -6,8 +6,8 @@
 // the camera sees it, the display is read again rectified in every frame (SyntheticSceneTests checks that it is), so
 // its allocations guard that path too.
 // Roller counters (SyntheticScene.Code.counter, DejaVu drums) are read in counter mode: of each three frames the
-// first searches, the next two confirm its reading on the drums' grid (tracking), and the third completes, encoding
-// the crop as PNG.
+// first searches, the next two confirm its reading on the drums' grid (tracking), and the third completes, copying
+// the crop (its PNG is encoded only when the result's consumer asks for it).
 import Benchmark
 import BenchmarkFrames
 import LumaScan

@@ -72,11 +72,6 @@ int lv_meter_reset(lv_meter *meter);
 /// negative errno code. Not thread-safe for one reader: use one reader per thread.
 int lv_meter_read(lv_meter *meter, const uint8_t *luma, int width, int height, size_t stride, lv_meter_result *result);
 
-/// Encodes an 8-bit grey image as PNG (the fastest compression: Huffman coding only) into the reader's own buffer;
-/// `*bytes` and `*count` describe it until the next call on this reader. Returns 0 or a negative code.
-int lv_meter_encode_png(
-    lv_meter *meter, const uint8_t *luma, int width, int height, size_t stride, const uint8_t **bytes, size_t *count);
-
 /// The side of the digit templates the counter reader uses (LV_METER_TEMPLATE_WIDTH x LV_METER_TEMPLATE_HEIGHT).
 #define LV_METER_TEMPLATE_WIDTH 32
 #define LV_METER_TEMPLATE_HEIGHT 48
