@@ -126,16 +126,31 @@ extern "C" int lv_image_write_png(const char *path, const uint8_t *luma, int wid
     });
 }
 
-extern "C" int lv_image_encode_png(const uint8_t *luma, int width, int height, size_t stride, uint8_t *out,
-                                   size_t capacity, size_t *length) {
+namespace {
+
+/// Both PNG entry points: the PNG into `out`, or its size when it does not fit.
+int encodeInto(const uint8_t *luma, int width, int height, size_t stride, uint8_t *out, size_t capacity,
+               size_t *length, lv::codecs::PNGEffort effort) {
     return guarded([&] {
         if (!valid(luma, width, height, stride) || !length || (!out && capacity > 0)) return -EINVAL;
         std::vector<uint8_t> png;
-        const int status = lv::codecs::encode_png(luma, width, height, stride, png);
+        const int status = lv::codecs::encode_png(luma, width, height, stride, png, effort);
         if (status != 0) return status;
         *length = png.size();
         if (png.size() > capacity) return -ENOSPC;
         std::memcpy(out, png.data(), png.size());
         return 0;
     });
+}
+
+}  // namespace
+
+extern "C" int lv_image_encode_png(const uint8_t *luma, int width, int height, size_t stride, uint8_t *out,
+                                   size_t capacity, size_t *length) {
+    return encodeInto(luma, width, height, stride, out, capacity, length, lv::codecs::PNGEffort::balanced);
+}
+
+extern "C" int lv_image_encode_png_fast(const uint8_t *luma, int width, int height, size_t stride, uint8_t *out,
+                                        size_t capacity, size_t *length) {
+    return encodeInto(luma, width, height, stride, out, capacity, length, lv::codecs::PNGEffort::fastest);
 }

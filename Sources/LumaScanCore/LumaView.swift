@@ -116,6 +116,8 @@ public final class LumaImage: @unchecked Sendable {
     public var pixels: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: width * height)) }
 }
 
+/// Images compare and hash by content (so that a value holding one, such as a meter reading's crop, stays `Hashable`):
+/// do not change the pixels of an image that is a set's member or a dictionary's key.
 extension LumaImage: Hashable {
     /// Whether two images have the same size and the same pixels.
     public static func == (lhs: LumaImage, rhs: LumaImage) -> Bool {

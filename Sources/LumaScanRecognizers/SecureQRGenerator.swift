@@ -144,14 +144,16 @@ public struct SecureQRCode: Sendable {
 
 /// PNG encoding of grey images through the vision shim.
 enum PNG {
-    /// The view's pixels as a PNG file's bytes.
-    static func encode(_ view: LumaView) throws(LumaScanError) -> [UInt8] {
+    /// The view's pixels as a PNG file's bytes; `fast` for a camera's image (Huffman coding only,
+    /// `lv_image_encode_png_fast`), otherwise compressed as a generated image deserves.
+    static func encode(_ view: LumaView, fast: Bool = false) throws(LumaScanError) -> [UInt8] {
+        let encode = fast ? lv_image_encode_png_fast : lv_image_encode_png
         var capacity = view.width * view.height + view.height + 1024
         for _ in 0..<2 {
             var bytes = [UInt8](repeating: 0, count: capacity)
             var length = 0
             let status = bytes.withUnsafeMutableBufferPointer { buffer in
-                lv_image_encode_png(
+                encode(
                     view.baseAddress, Int32(view.width), Int32(view.height), view.stride, buffer.baseAddress, capacity,
                     &length)
             }

@@ -26,6 +26,36 @@ struct LVImageTests {
         #expect(Array(decoded) == pixels)
     }
 
+    @Test("PNG, Huffman coding only: a noisy image with a padded stride round-trips; a flat one stays larger")
+    func fastPNG() throws {
+        let (width, height, stride) = (240, 90, 256)
+        var random = SplitMix64(seed: 7)
+        let noisy = (0..<(stride * height)).map { index in
+            UInt8(truncatingIfNeeded: 100 + (index % stride) / 4 + Int(random.next() % 9))
+        }
+        func encoded(_ pixels: [UInt8], fast: Bool) -> [UInt8] {
+            let encode = fast ? lv_image_encode_png_fast : lv_image_encode_png
+            var length = 0
+            _ = encode(pixels, Int32(width), Int32(height), stride, nil, 0, &length)
+            var png = [UInt8](repeating: 0, count: length)
+            #expect(encode(pixels, Int32(width), Int32(height), stride, &png, png.count, &length) == 0)
+            return png
+        }
+        let png = encoded(noisy, fast: true)
+        var image: OpaquePointer?
+        try #require(lv_image_decode_grey(png, png.count, &image) == 0)
+        defer { lv_image_destroy(image) }
+        #expect(lv_image_width(image) == Int32(width) && lv_image_height(image) == Int32(height))
+        let decoded = UnsafeBufferPointer(start: lv_image_pixels(image), count: width * height)
+        #expect(
+            (0..<height).allSatisfy { y in
+                decoded[(y * width)..<((y + 1) * width)].elementsEqual(noisy[(y * stride)..<(y * stride + width)])
+            })
+        // A generated, flat image: repeats that Huffman coding alone does not find.
+        let flat = [UInt8](repeating: 200, count: stride * height)
+        #expect(encoded(flat, fast: true).count > 4 * encoded(flat, fast: false).count)
+    }
+
     @Test("PNG: random (incompressible) pixels in rows with a padded stride round-trip exactly")
     func pngIncompressibleRoundTrip() throws {
         let (width, height, stride) = (257, 131, 300)

@@ -76,6 +76,12 @@ int lv_image_write_png(const char *path, const uint8_t *luma, int width, int hei
 int lv_image_encode_png(const uint8_t *luma, int width, int height, size_t stride, uint8_t *out, size_t capacity,
                         size_t *length);
 
+/// `lv_image_encode_png` with Huffman coding only, for a camera's image: two to three times as fast (a noisy 1400x620
+/// crop in 5.3 ms against 16.5, a 944x272 crop of a camera frame in 1.6 against 3.7), 8-15 % larger; a flat, generated
+/// image shrinks far less than with `lv_image_encode_png`.
+int lv_image_encode_png_fast(const uint8_t *luma, int width, int height, size_t stride, uint8_t *out,
+                             size_t capacity, size_t *length);
+
 #ifdef __cplusplus
 }
 #endif
