@@ -162,22 +162,7 @@ struct LineFit {
                                  {first, bottomAt0 + bottomSlope * first}};
     const cv::Point2d to[4] = {
         {first, centre - mean / 2}, {last, centre - mean / 2}, {last, centre + mean / 2}, {first, centre + mean / 2}};
-    // The homography's eight unknowns from the four corners (cv::getPerspectiveTransform's system, solved on the
-    // stack: it returns a cv::Mat, which allocates).
-    cv::Matx<double, 8, 8> a;
-    cv::Vec<double, 8> b;
-    for (int i = 0; i < 4; ++i) {
-        const double x = from[i].x, y = from[i].y, u = to[i].x, v = to[i].y;
-        const double rowU[8] = {x, y, 1, 0, 0, 0, -u * x, -u * y}, rowV[8] = {0, 0, 0, x, y, 1, -v * x, -v * y};
-        for (int k = 0; k < 8; ++k) {
-            a(i, k) = rowU[k];
-            a(i + 4, k) = rowV[k];
-        }
-        b[i] = u;
-        b[i + 4] = v;
-    }
-    const cv::Vec<double, 8> h = a.solve(b, cv::DECOMP_LU);
-    m.rectification = cv::Matx33d(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1);
+    m.rectification = homography(from, to);
     return true;
 }
 
@@ -971,17 +956,7 @@ static bool readRow(lv_meter &m, bool lightOnDark, Reading &out, bool rectified)
                        int(h));
     if (restore.rectified) {
         // Back from the rectified image: the box around the digits' corners as the camera saw them.
-        const cv::Matx33d back = m.rectification.inv();
-        double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
-        for (int corner = 0; corner < 4; ++corner) {
-            const cv::Vec3d p = back * cv::Vec3d(out.box.x + (corner & 1 ? out.box.width : 0),
-                                                 out.box.y + (corner & 2 ? out.box.height : 0), 1);
-            x0 = std::min(x0, p[0] / p[2]);
-            y0 = std::min(y0, p[1] / p[2]);
-            x1 = std::max(x1, p[0] / p[2]);
-            y1 = std::max(y1, p[1] / p[2]);
-        }
-        out.box = cv::Rect(int(std::floor(x0)), int(std::floor(y0)), int(std::ceil(x1 - x0)), int(std::ceil(y1 - y0)));
+        out.box = boxBack(m.rectification, out.box);
     }
     out.finish();
     double sum = 0;

@@ -411,4 +411,36 @@ cv::Rect cellRect(double left, double top, double w, double h, double u0, double
     return cv::Rect(x0, y0, std::max(1, x1 - x0), std::max(1, y1 - y0));
 }
 
+cv::Matx33d homography(const cv::Point2d (&from)[4], const cv::Point2d (&to)[4]) {
+    // cv::getPerspectiveTransform's system, solved on the stack: it returns a cv::Mat, which allocates.
+    cv::Matx<double, 8, 8> a;
+    cv::Vec<double, 8> b;
+    for (int i = 0; i < 4; ++i) {
+        const double x = from[i].x, y = from[i].y, u = to[i].x, v = to[i].y;
+        const double rowU[8] = {x, y, 1, 0, 0, 0, -u * x, -u * y}, rowV[8] = {0, 0, 0, x, y, 1, -v * x, -v * y};
+        for (int k = 0; k < 8; ++k) {
+            a(i, k) = rowU[k];
+            a(i + 4, k) = rowV[k];
+        }
+        b[i] = u;
+        b[i + 4] = v;
+    }
+    const cv::Vec<double, 8> h = a.solve(b, cv::DECOMP_LU);
+    return cv::Matx33d(h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1);
+}
+
+cv::Rect boxBack(const cv::Matx33d &rectification, const cv::Rect &box) {
+    const cv::Matx33d back = rectification.inv();
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+    for (int corner = 0; corner < 4; ++corner) {
+        const cv::Vec3d p =
+            back * cv::Vec3d(box.x + (corner & 1 ? box.width : 0), box.y + (corner & 2 ? box.height : 0), 1);
+        x0 = std::min(x0, p[0] / p[2]);
+        y0 = std::min(y0, p[1] / p[2]);
+        x1 = std::max(x1, p[0] / p[2]);
+        y1 = std::max(y1, p[1] / p[2]);
+    }
+    return cv::Rect(int(std::floor(x0)), int(std::floor(y0)), int(std::ceil(x1 - x0)), int(std::ceil(y1 - y0)));
+}
+
 }  // namespace lv_meter_detail

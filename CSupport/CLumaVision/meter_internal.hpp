@@ -496,6 +496,10 @@ cv::Rect flood(lv_meter &m, cv::Mat &map, cv::Point seed, uint8_t from, uint8_t 
 double probe(lv_meter &m, cv::Rect r, bool horizontal);
 /// The rectangle of a digit cell's probe: the part (u0, v0)-(u1, v1) of the digit box at (`left`, `top`), `w` x `h`.
 cv::Rect cellRect(double left, double top, double w, double h, double u0, double v0, double u1, double v1);
+/// The homography that maps the four points `from` onto the four points `to` (no three of either on a line).
+cv::Matx33d homography(const cv::Point2d (&from)[4], const cv::Point2d (&to)[4]);
+/// The box around the corners of `box` (in an image rectified by `rectification`) as the camera saw them.
+cv::Rect boxBack(const cv::Matx33d &rectification, const cv::Rect &box);
 
 // ---- meter_digital.cpp ----------------------------------------------------------------------------------------------
 
