@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -99,7 +100,8 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     out.count = count;
     out.box = cv::Rect(int(drums.origin + lo * drums.pitch - drums.pitch / 2), int(row.top), int(count * drums.pitch),
                        int(h));
-    out.place = RowPlace{row.centre, h, row.slope, row.x0, drums.pitch, drums.origin + lo * drums.pitch};
+    out.place = RowPlace{row.centre,     h, row.slope, row.x0, drums.pitch, drums.origin + lo * drums.pitch,
+                         m.rectifiedNow, m.nowRectification};
     out.finish();
     out.score = float(sum);
     return GridVerdict::read;
@@ -429,7 +431,9 @@ void rememberRow(lv_meter &m, const Reading &best) {
 }
 
 const DrumRow *priorRow(lv_meter &m) {
-    if (m.priorAge < 0 || m.priorSize != m.smooth.size()) return nullptr;
+    // (A row read in the crop rectified lies elsewhere in the camera's working image, and the reverse.)
+    if (m.priorAge < 0 || m.priorSize != m.smooth.size() || m.priorReading.place.rectified != m.rectifiedNow)
+        return nullptr;
     Row &row = m.priorDrums.row;
     row.members.clear();
     const RowPlace &prior = m.priorReading.place;
@@ -466,6 +470,104 @@ bool trackCounter(lv_meter &m, Reading &out) {
     const float score = out.score;
     out.finish();
     out.score = score;
+    return true;
+}
+
+bool findCounterPerspective(lv_meter &m, const Reading &reading, bool sure, cv::Matx33d &out) {
+    const RowPlace &place = reading.place;
+    const double h = place.height;
+    if (reading.count < kMinDrums || h <= 0 || place.pitch <= 0 || place.rectified) return false;
+    const cv::Mat &image = m.smooth;
+    // The vertical gradient's magnitude: a quarter of the 3x3 Sobel's response, a step's height in grey levels, which
+    // a strong edge does not saturate. (By hand: cv::Sobel builds a filter engine, dozens of allocations, per call.)
+    m.edges.create(image.size(), CV_8UC1);
+    m.edges.row(0).setTo(cv::Scalar(0));
+    m.edges.row(image.rows - 1).setTo(cv::Scalar(0));
+    for (int y = 1; y + 1 < image.rows; ++y) {
+        const uint8_t *above = image.ptr<uint8_t>(y - 1), *below = image.ptr<uint8_t>(y + 1);
+        uint8_t *out = m.edges.ptr<uint8_t>(y);
+        for (int x = 0; x < image.cols; ++x) {
+            // (Columns beyond the edge mirrored, as OpenCV's default border does.)
+            const int left = x > 0 ? x - 1 : std::min(1, image.cols - 1);
+            const int right = x + 1 < image.cols ? x + 1 : std::max(0, image.cols - 2);
+            const int g = (below[left] + 2 * below[x] + below[right]) - (above[left] + 2 * above[x] + above[right]);
+            out[x] = uint8_t(std::min(255, (std::abs(g) + 2) / 4));
+        }
+    }
+    // The row from half a drum before its first to half a drum after its last, about its middle (xc, yc).
+    const int xa = std::max(1, int(std::lround(place.first - 0.5 * place.pitch)));
+    const int xb = std::min(image.cols - 2, int(std::lround(place.first + (reading.count - 0.5) * place.pitch)));
+    if (xb - xa < 2 * h) return false;
+    const double xc = (xa + xb) / 2.0, yc = place.centre + place.slope * (xc - place.x0);
+    // The straight line with the most gradient along it, at offsets lo..hi (pixels) from the row's centre line at xc
+    // and slopes up to kEdgeSlope either way (the grid's own slope may be off, and perspective tilts the window's top
+    // and bottom edges apart): its offset at xc and its slope, and its mean gradient. Slopes every kCoarseStep along
+    // every third column, then every kFineStep about the best along every column.
+    constexpr double kEdgeSlope = 0.3, kCoarseStep = 0.01, kFineStep = 0.002;
+    auto strongest = [&](int lo, int hi, double &offset, double &slope) {
+        const int offsets = hi - lo + 1;
+        m.edgeSums.resize(size_t(offsets));
+        double best = -1;
+        auto along = [&](double s, int step) {
+            std::fill(m.edgeSums.begin(), m.edgeSums.end(), 0);
+            for (int x = xa; x <= xb; x += step) {
+                const int y0 = int(std::lround(yc + s * (x - xc))) + lo;
+                const int from = std::max(0, -y0), to = std::min(offsets, image.rows - y0);
+                for (int k = from; k < to; ++k) m.edgeSums[size_t(k)] += m.edges.at<uint8_t>(y0 + k, x);
+            }
+            for (int k = 0; k < offsets; ++k)
+                if (m.edgeSums[size_t(k)] > best) {
+                    best = m.edgeSums[size_t(k)];
+                    offset = lo + k;
+                    slope = s;
+                }
+        };
+        for (double s = -kEdgeSlope; s <= kEdgeSlope + 1e-9; s += kCoarseStep) along(s, 3);
+        const double coarse = slope;
+        best = -1;
+        for (double s = coarse - kCoarseStep; s <= coarse + kCoarseStep + 1e-9; s += kFineStep) along(s, 1);
+        return best / (xb - xa + 1);
+    };
+    double topOffset = 0, topSlope = 0, bottomOffset = 0, bottomSlope = 0;
+    const double topEdge = strongest(int(std::floor(-1.4 * h)), int(std::ceil(-0.35 * h)), topOffset, topSlope);
+    const double bottomEdge =
+        strongest(int(std::floor(0.35 * h)), int(std::ceil(1.4 * h)), bottomOffset, bottomSlope);
+    // An edge as faint as sensor noise's gradient (a level or two) is none.
+    constexpr double kFaintEdge = 4;
+    if (topEdge < kFaintEdge || bottomEdge < kFaintEdge) return false;
+    auto top = [&](double x) { return yc + topOffset + topSlope * (x - xc); };
+    auto bottom = [&](double x) { return yc + bottomOffset + bottomSlope * (x - xc); };
+    const double ha = bottom(xa) - top(xa), hb = bottom(xb) - top(xb);
+    if (ha < 0.7 * h || hb < 0.7 * h || std::max(ha, hb) > 1.5 * std::min(ha, hb)) return false;
+    const double slope = (topSlope + bottomSlope) / 2, mean = (ha + hb) / 2;
+    const double perspective = std::fabs(ha - hb) / mean;
+    if (sure ? perspective < 2 * kCounterPerspective
+             : std::fabs(slope) <= kLevelRow && perspective < kCounterPerspective)
+        return false;
+    // Each end's corners: where the normal to the row's middle line at that end meets the two lines.
+    const double norm = std::sqrt(1 + slope * slope);
+    const cv::Point2d normal(-slope / norm, 1 / norm);
+    auto corner = [&](double x, bool upper) {
+        const cv::Point2d middle(x, (top(x) + bottom(x)) / 2);
+        const double lineSlope = upper ? topSlope : bottomSlope, along = (upper ? top(x) : bottom(x)) - middle.y;
+        const double t = along / (normal.y - lineSlope * normal.x);
+        return middle + t * normal;
+    };
+    const cv::Point2d from[4] = {corner(xa, true), corner(xb, true), corner(xb, false), corner(xa, false)};
+    const cv::Point2d centre = (from[0] + from[1] + from[2] + from[3]) * 0.25;
+    const double length = (cv::norm(from[1] - from[0]) + cv::norm(from[2] - from[3])) / 2;
+    const double tall = (cv::norm(from[3] - from[0]) + cv::norm(from[2] - from[1])) / 2;
+    const cv::Point2d to[4] = {centre + cv::Point2d(-length / 2, -tall / 2), centre + cv::Point2d(length / 2, -tall / 2),
+                               centre + cv::Point2d(length / 2, tall / 2), centre + cv::Point2d(-length / 2, tall / 2)};
+    out = homography(from, to);
+    // The row may go on beyond the drums read (a grid that fell short): of the whole middle line from the crop's left
+    // edge to its right, the rectified image keeps as much either side.
+    // (Unless an edge of the crop lies near the line the homography sends to infinity: a wrong pair of lines.)
+    const cv::Vec3d left = out * cv::Vec3d(0, (top(0) + bottom(0)) / 2, 1);
+    const cv::Vec3d right = out * cv::Vec3d(image.cols - 1, (top(image.cols - 1) + bottom(image.cols - 1)) / 2, 1);
+    if (left[2] < 0.2 || right[2] < 0.2) return false;
+    const double shift = (image.cols - 1 - left[0] / left[2] - right[0] / right[2]) / 2;
+    out = cv::Matx33d(1, 0, shift, 0, 1, 0, 0, 0, 1) * out;
     return true;
 }
 

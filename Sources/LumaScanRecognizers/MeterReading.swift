@@ -62,10 +62,12 @@ public struct MeterReading: Hashable, Sendable {
     /// frame (counter mode, right after a reading of which every drum was at least 90 % sure; its confidences are
     /// then at most the last frame's, so a confirmation never makes a reading surer than the search did).
     public var tracked: Bool
-    /// Whether the seven-segment reader read the display rectified: seen from the side (its digits' heights changing
-    /// from one end of the row to the other by a tenth or more), it was read again with the digits made equally tall
-    /// and level, because the reading as the camera saw it was not sure, and the rectified reading was the surer.
-    /// `digitBounds` are still the camera's.
+    /// Whether the display was read rectified, because the reading as the camera saw it was not sure and the
+    /// rectified reading was the surer: a seven-segment display seen from the side (its digits' heights changing from
+    /// one end of the row to the other by a tenth or more) read again with the digits made equally tall and level; a
+    /// roller counter seen from the side or rolled (its window's top and bottom edges tilted, or closer together at
+    /// one end) read again with its drums made level, equally tall and at one pitch. A counter tracked in the crop
+    /// rectified so is rectified too. `digitBounds` are still the camera's.
     public var rectified: Bool
 
     /// Creates a reading.

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import LumaScanCore
 import LumaScanRecognizers
@@ -40,10 +41,34 @@ struct MeterRealDigitCounterTests {
         return byDigit
     }
 
+    /// How the camera sees a counter: turned `yaw` degrees about the counter's vertical axis (one end further away and
+    /// smaller) and rolled `roll` degrees, from `distance` pixels (as a focal length) away.
+    struct Pose {
+        var yaw = 0.0
+        var roll = 0.0
+        var distance = 700.0
+
+        /// Where the camera sees the point `p` of a counter centred at `centre`.
+        func seen(_ p: Point, centre: Point) -> Point {
+            let yaw = self.yaw * .pi / 180
+            let roll = self.roll * .pi / 180
+            let x = p.x - centre.x
+            let y = p.y - centre.y
+            // Turned about the vertical axis, then about the line of sight, then projected.
+            let z = -x * sin(yaw) + distance
+            let turnedX = x * cos(yaw)
+            let rolledX = turnedX * cos(roll) - y * sin(roll)
+            let rolledY = turnedX * sin(roll) + y * cos(roll)
+            return Point(x: centre.x + distance * rolledX / z, y: centre.y + distance * rolledY / z)
+        }
+    }
+
     /// A counter of 5-7 drums, `seed`'s digits and photographs, each photograph stretched to the ink range 20-220 (and
-    /// inverted at random when `invertSome`), centred in the cutout of a 640 x 480 frame at 60 % of its width, with
-    /// blur and sensor noise (`noise` seeds it).
-    static func counter(seed: UInt64, invertSome: Bool, drums: [[LumaImage]], noise: UInt64) -> Counter {
+    /// inverted at random when `invertSome`), centred in the cutout of a 640 x 480 frame at 60 % of its width, seen
+    /// from `pose`, with blur and sensor noise (`noise` seeds it).
+    static func counter(
+        seed: UInt64, invertSome: Bool, drums: [[LumaImage]], noise: UInt64, pose: Pose = Pose()
+    ) -> Counter {
         var random = SplitMix64(seed: seed)
         let count = 5 + Int(random.next() % 3)
         let frameSize = MeterFixture.frameSize
@@ -58,10 +83,14 @@ struct MeterRealDigitCounterTests {
         let left = Double(area.x) + (Double(area.width) - rowWidth) / 2
         let top = Double(area.y) + (Double(area.height) - cellHeight) / 2
         let border = 0.12 * cellHeight
+        let centre = Point(x: left + rowWidth / 2, y: top + cellHeight / 2)
+        func quad(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> [Point] {
+            [Point(x: x0, y: y0), Point(x: x1, y: y0), Point(x: x1, y: y1), Point(x: x0, y: y1)].map {
+                pose.seen($0, centre: centre)
+            }
+        }
         canvas.fill(
-            Rect(
-                x: Int(left - border), y: Int(top - border), width: Int(rowWidth + 2 * border),
-                height: Int(cellHeight + 2 * border)), value: 25)
+            polygon: quad(left - border, top - border, left + rowWidth + border, top + cellHeight + border), value: 25)
         var truth = ""
         for i in 0..<count {
             let digit = Int(random.next() % 10)
@@ -76,31 +105,33 @@ struct MeterRealDigitCounterTests {
                 return UInt8((invert ? 240 - v : v).rounded())
             }
             let x = left + Double(i) * cellWidth * (1 + gap)
-            canvas.place(
-                LumaImage(width: 20, height: 32, pixels: stretched),
-                corners: [
-                    Point(x: x, y: top), Point(x: x + cellWidth, y: top),
-                    Point(x: x + cellWidth, y: top + cellHeight), Point(x: x, y: top + cellHeight),
-                ])
+            let drum = LumaImage(width: 20, height: 32, pixels: stretched)
+            canvas.place(drum, corners: quad(x, top, x + cellWidth, top + cellHeight))
         }
         canvas.blur(sigma: 0.8)
         canvas.addNoise(sigma: 3, seed: noise)
         return Counter(frame: canvas.image, truth: truth)
     }
 
-    /// Reads the counter of `seed` from up to six frames; the completed reading's text, or nil.
-    func read(seed: UInt64, invertSome: Bool, drums: [[LumaImage]]) throws -> (truth: String, read: String?) {
+    /// Reads the counter of `seed` from up to six frames: the completed reading's text, or nil, and whether the
+    /// frame that completed it was read rectified.
+    func read(
+        seed: UInt64, invertSome: Bool, drums: [[LumaImage]], pose: Pose = Pose()
+    ) throws -> (truth: String, read: String?, rectified: Bool) {
         let recognizer = try MeterRecognizer(
             configuration: .init(scanMode: .counterMeter), cutout: Self.cutout, logger: logger)
         var truth = ""
         for index in UInt64(0)..<6 {
-            let counter = Self.counter(seed: seed, invertSome: invertSome, drums: drums, noise: seed &+ index)
+            let counter = Self.counter(
+                seed: seed, invertSome: invertSome, drums: drums, noise: seed &+ index, pose: pose)
             truth = counter.truth
             var reports: [ScanReport] = []
             counter.frame.withView { recognizer.process($0, metadata: MeterFixture.metadata(index), into: &reports) }
-            if let done = reports.first(where: { $0.reportType == .completedResult }) { return (truth, done.text) }
+            if let done = reports.first(where: { $0.reportType == .completedResult }) {
+                return (truth, done.text, recognizer.lastReading?.rectified ?? false)
+            }
         }
-        return (truth, nil)
+        return (truth, nil, false)
     }
 
     @Test("After reset() a frame reads as a new recognizer reads it: the row the last frames read is forgotten")
@@ -181,7 +212,7 @@ struct MeterRealDigitCounterTests {
         var exact = 0
         var outcomes: [String] = []
         for seed in UInt64(1)...12 {
-            let (truth, read) = try self.read(
+            let (truth, read, _) = try self.read(
                 seed: seed &* 7919 &+ (invertSome ? 1 : 0), invertSome: invertSome, drums: drums)
             outcomes.append("\(truth)→\(read ?? "-")")
             #expect(read == nil || read == truth, "misread: \(truth) read as \(read ?? "")")
@@ -192,5 +223,29 @@ struct MeterRealDigitCounterTests {
         // light, which two counters share, and two counters whose frames never agree three times) and 11 of 12 with
         // drums inverted at random; none misread. The floors leave one counter of room for a changed model.
         #expect(exact >= (invertSome ? 10 : 7), "\(exact) of 12 exact: \(outcomes)")
+    }
+
+    @Test("Counters seen from the side and rolled are read from the crop rectified, exactly, and never misread")
+    func readsCountersSeenFromTheSide() throws {
+        let drums = Self.wholeDrums(try MeterDigitClassifierTests.Crops())
+        var exact = 0
+        var rectified = 0
+        var outcomes: [String] = []
+        // The counters of readsRealDrums(invertSome: true), which read 12 of 12 level and face on, each turned 20-26
+        // degrees either way from close by (its near end a third taller than its far one) and rolled 6-9 degrees.
+        for seed in UInt64(1)...12 {
+            let pose = Pose(
+                yaw: (seed % 2 == 0 ? 1 : -1) * (20 + Double(seed % 4) * 2),
+                roll: (seed % 3 == 0 ? 1 : -1) * (6 + Double(seed % 4)), distance: 450)
+            let (truth, read, wasRectified) = try self.read(
+                seed: seed &* 7919 &+ 1, invertSome: true, drums: drums, pose: pose)
+            outcomes.append("\(truth)→\(read ?? "-")\(wasRectified ? "r" : "")")
+            #expect(read == nil || read == truth, "misread: \(truth) read as \(read ?? "")")
+            if read == truth { exact += 1 }
+            if read != nil && wasRectified { rectified += 1 }
+        }
+        print("real-digit counters seen from the side: \(exact) of 12 exact: \(outcomes)")
+        #expect(exact >= 8, "\(exact) of 12 exact: \(outcomes)")
+        #expect(rectified >= 6, "\(rectified) completed from the crop rectified: \(outcomes)")
     }
 }

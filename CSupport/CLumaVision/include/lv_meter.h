@@ -47,9 +47,10 @@ typedef struct lv_meter_result {
     /// 1 when the reading confirms the last frame's counter reading on its drums' grid, read again without a search
     /// (counter mode, right after a sure reading; its confidences are at most the last frame's), else 0.
     int32_t tracked;
-    /// 1 when the seven-segment reading is that of the display rectified (seen from the side, the digits' heights
-    /// changing along the row, and the reading as the camera saw it not sure), else 0. The box is still in the pixels
-    /// of the image read.
+    /// 1 when the reading is that of the display rectified (the reading as the camera saw it not sure): a
+    /// seven-segment display seen from the side (the digits' heights changing along the row), or a roller counter
+    /// seen from the side or rolled (its window's edges closer at one end, or tilted), else 0. The box is still in
+    /// the pixels of the image read.
     int32_t rectified;
 } lv_meter_result;
 
