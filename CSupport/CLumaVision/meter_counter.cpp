@@ -476,7 +476,7 @@ bool trackCounter(lv_meter &m, Reading &out) {
 bool findCounterPerspective(lv_meter &m, const Reading &reading, bool sure, cv::Matx33d &out) {
     const RowPlace &place = reading.place;
     const double h = place.height;
-    if (reading.count < kMinDrums || h <= 0 || place.pitch <= 0 || place.rectified) return false;
+    if (reading.count < kMinDrums || h <= 0 || place.pitch <= 0) return false;
     const cv::Mat &image = m.smooth;
     // The vertical gradient's magnitude: a quarter of the 3x3 Sobel's response, a step's height in grey levels, which
     // a strong edge does not saturate. (By hand: cv::Sobel builds a filter engine, dozens of allocations, per call.)

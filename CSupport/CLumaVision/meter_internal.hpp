@@ -238,8 +238,8 @@ constexpr double kLevelRow = 0.06;
 
 /// A counter whose reading is not sure is read again from the crop rectified (findCounterPerspective) when the lines
 /// along its window's top and bottom edges tilt by more than kLevelRow or part so that the window is this fraction
-/// taller at one end than at the other (a counter seen from the side): its drums then stand level, equally tall and
-/// at one pitch, as the grids assume.
+/// taller at one end than at the other (a counter seen from the side; twice this after a sure reading): its drums
+/// then stand level, equally tall and at one pitch, as the grids assume.
 constexpr double kCounterPerspective = 0.05;
 
 /// A drum that the other polarity reads as another digit with at least this confidence (percent) is disputed.
@@ -595,14 +595,14 @@ const DrumRow *priorRow(lv_meter &m);
 /// frame needs no search, and `out` keeps the last reading's confidences where they are lower (the full search
 /// weighed more than this grid). False otherwise, and the frame is searched in full.
 bool trackCounter(lv_meter &m, Reading &out);
-/// The homography (working pixels) that rectifies the counter `reading` was read on, seen from the side or rolled: the
-/// strongest straight edges above and below its drums (the window's frame, or the drums' faces, whose lines meet
-/// where the window's do) are mapped onto two level lines as far apart as they are on average, the row's ends onto
-/// a level row as long as it is, placed so that the rectified image keeps as much of the row beyond either end of the
-/// drums read. False when those edges are level and parallel (kLevelRow, kCounterPerspective), or cannot be told:
-/// then the grid's own slope is all the roll there is. For a `sure` reading only a strong perspective counts (twice
-/// kCounterPerspective): a grid at one pitch can read the drums it covers surely and fall short of a near drum that
-/// perspective makes larger (50058 read as 0058).
+/// The homography (working pixels) that rectifies the counter `reading` was read on (in the camera's working image),
+/// seen from the side or rolled: the strongest straight edges above and below its drums (the window's frame, or the
+/// drums' faces, whose lines meet where the window's do) are mapped onto two level lines as far apart as they are on
+/// average, the row's ends onto a level row as long as it is, placed so that the rectified image keeps as much of
+/// the row beyond either end of the drums read. False when those edges are level and parallel (kLevelRow,
+/// kCounterPerspective), or cannot be told: then the grid's own slope is all the roll there is. For a `sure` reading
+/// only a strong perspective counts (twice kCounterPerspective): a grid at one pitch can read the drums it covers
+/// surely and fall short of a near drum that perspective makes larger (50058 read as 0058).
 bool findCounterPerspective(lv_meter &m, const Reading &reading, bool sure, cv::Matx33d &out);
 /// Keeps `candidate` when it beats `best`: the higher reading confidence, then the higher total.
 void keepBetter(Reading &best, const Reading &candidate);
