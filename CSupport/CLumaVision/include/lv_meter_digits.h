@@ -4,7 +4,9 @@
 // turned (100 classes, 0.0 ... 9.9: the digit showing and the tenth it has rolled towards the next), run by OpenCV's
 // DNN module from ONNX bytes; and the carry rule that turns the drums' probabilities into a reading. The counter
 // reader (lv_meter.h, LV_METER_MODE_COUNTER and LV_METER_MODE_AUTO) uses both with the model built into the library
-// (lv_meter_digits_model), trained by scripts/train-meter-digits.py on photographs of real meter digits.
+// (lv_meter_digits_model): two such networks, trained by scripts/train-meter-digits.py with two seeds on photographs of
+// real meter digits and joined by scripts/ensemble-meter-digits.py into one ONNX model whose output is the log of
+// their mean probabilities (so the softmax taken here is that mean).
 //
 // Pure C; the implementation (meter_digits.cpp) catches every exception at this boundary. Functions return 0 on
 // success and a negative errno-style code on failure: -EINVAL for bad arguments, -EIO when the model cannot be read
