@@ -99,12 +99,7 @@ def main():
     result = train.figures(logits[:, :train.CLASSES].argmax(1), val_y)
     for name in ("validation.txt", "validation-atlas.png", "validation-labels.txt"):
         shutil.copyfile(os.path.join(args.members[0], name), os.path.join(args.out, name))
-    labels = [round(float(line) * 10) for line in open(os.path.join(args.out, "validation-labels.txt"))]
-    chosen, used = [], set()
-    for label in labels:  # the atlas's crops: the first unused validation crops of each label, as training chose them
-        index = next(i for i in range(len(val_y)) if val_y[i] == label and i not in used)
-        used.add(index)
-        chosen.append(index)
+    chosen = train.atlas_choice(val_y)
     atlas = train.figures(logits[chosen][:, :train.CLASSES].argmax(1), val_y[chosen])
     members = [json.load(open(os.path.join(m, "metrics.json"))) for m in args.members]
     metrics = {"validation": result, "cv2_dnn": result, "atlas": atlas,

@@ -369,6 +369,14 @@ def opencv_logits(onnx_path, images):
     return np.stack(logits), 1000 * (time.time() - started) / len(images)
 
 
+def atlas_choice(labels):
+    """The committed validation crops: the first VALIDATION_CROPS // CLASSES of each class, in the split's order."""
+    chosen = []
+    for c in range(CLASSES):
+        chosen += [i for i in range(len(labels)) if labels[i] == c][:VALIDATION_CROPS // CLASSES]
+    return chosen
+
+
 def evaluate(model, images, labels):
     model.eval()
     with torch.no_grad():
@@ -465,9 +473,7 @@ def main():
           f"max |logit difference| {difference:.2e}, {per_digit_ms:.3f} ms per digit (Python)")
 
     # The committed validation crops: 4 per class, the first by path of each class's validation files.
-    chosen = []
-    for c in range(CLASSES):
-        chosen += [i for i in range(len(validation)) if validation[i][1] == c][:VALIDATION_CROPS // CLASSES]
+    chosen = atlas_choice(val_y)
     rows = math.ceil(len(chosen) / ATLAS_COLUMNS)
     atlas = np.zeros((rows * HEIGHT, ATLAS_COLUMNS * WIDTH), np.uint8)
     for n, i in enumerate(chosen):
