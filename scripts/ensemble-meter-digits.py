@@ -51,8 +51,27 @@ def load_training_module():
     return module
 
 
+def expose_members(model):
+    """The members' own probabilities ("m0_p", "m1_p" ... in a joined graph) as further outputs "member0", "member1"
+    ..., after "logits": meter_digits.cpp reads a drum's confidence as the least of the members' (two networks that
+    read a drum differently are no surer than the less sure), from the same forward pass. The weights are untouched, so
+    a model joined before these outputs existed (the committed one) gets them with `--expose-members MODEL`."""
+    graph = model.graph
+    outputs = graph.output[0].type.tensor_type.shape.dim[1].dim_value
+    members = sorted((o for n in graph.node if n.op_type == "Softmax" for o in n.output if o.endswith("_p")),
+                     key=lambda name: int(name[1:-2]))
+    if not members or any(o.name.startswith("member") for o in graph.output):
+        raise SystemExit("ensemble-meter-digits: not a joined model, or its members are exposed already")
+    for k, name in enumerate(members):
+        graph.node.append(helper.make_node("Identity", [name], [f"member{k}"]))
+        graph.output.append(helper.make_tensor_value_info(f"member{k}", TensorProto.FLOAT, [1, outputs]))
+    onnx.checker.check_model(model)
+    return model
+
+
 def join(paths):
-    """One model: every member reads the input "grey"; the output "logits" is log(mean of the members' softmax)."""
+    """One model: every member reads the input "grey"; the output "logits" is log(mean of the members' softmax), and
+    each member's softmax is an output of its own (expose_members)."""
     nodes, initialisers, probabilities = [], [], []
     first = onnx.load(paths[0])
     input_name, output_name = first.graph.input[0].name, first.graph.output[0].name
@@ -73,16 +92,22 @@ def join(paths):
                               [helper.make_tensor_value_info(output_name, TensorProto.FLOAT, [1, outputs])],
                               initialisers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], producer_name="lumascan")
-    onnx.checker.check_model(model)
-    return model
+    return expose_members(model)
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data", required=True, help="the extracted meter-digits folder (class folders)")
-    parser.add_argument("--members", nargs="+", required=True, help="folders written by train-meter-digits.py")
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--data", help="the extracted meter-digits folder (class folders)")
+    parser.add_argument("--members", nargs="+", help="folders written by train-meter-digits.py")
+    parser.add_argument("--out")
+    parser.add_argument("--expose-members", metavar="MODEL",
+                        help="only add the member outputs to a model joined without them, in place")
     args = parser.parse_args()
+    if args.expose_members:
+        onnx.save(expose_members(onnx.load(args.expose_members)), args.expose_members)
+        return
+    if not (args.data and args.members and args.out):
+        parser.error("--data, --members and --out are required to join members")
     train = load_training_module()
     splits = {open(os.path.join(m, "validation.txt")).read() for m in args.members}
     if len(splits) != 1:

@@ -30,6 +30,7 @@ extern "C" int lv_meter_create(int mode, lv_meter **out) {
             int status = lv_meter_digits_model(&model, &length);
             if (status == 0) status = lv_digit_classifier_create(model, length, &meter->classifier);
             if (status != 0) return status;
+            meter->members = lv_digit_classifier_members(meter->classifier);
             buildStrips(*meter);
         }
         *out = meter.release();

@@ -14,9 +14,10 @@
 namespace lv_meter_detail {
 
 /// Reads the drums the digit network's way: each drum's window classified into 100 positions (digit and tenth), then
-/// the carry rule over the row (lv_drums_resolve) for the digits and their confidences, the softmax mass of the
-/// positions that read as each digit. A drum caught between two digits that no carry explains gets the little mass
-/// left on whole positions, so the reading stays below any useful minConfidence instead of reporting a guess.
+/// the carry rule over the row (lv_drums_resolve_members) for the digits and their confidences, the softmax mass of
+/// the positions that read as each digit, the least of the member networks'. A drum caught between two digits that no
+/// carry explains gets the little mass left on whole positions, so the reading stays below any useful minConfidence
+/// instead of reporting a guess.
 GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Reading &out) {
     out = Reading();
     out.mode = LV_METER_MODE_COUNTER;
@@ -25,13 +26,18 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
     const double h = row.height;
     int count = std::min(drums.hi - drums.lo + 1, int(LV_METER_MAX_DIGITS));
     if (count <= 0 || !m.classifier) return GridVerdict::noDigit;
+    const size_t own = size_t(m.members) * LV_DIGIT_CLASSES;
     m.probabilities.resize(size_t(count) * LV_DIGIT_CLASSES);
+    m.memberProbabilities.resize(size_t(count) * own);
     m.drumReadings.resize(size_t(count));
     for (int i = 0; i < count; ++i) {
         const double cx = drums.origin + (drums.lo + i) * drums.pitch;
         float *p = m.probabilities.data() + size_t(i) * LV_DIGIT_CLASSES;
-        if (!classifyDrum(m, cx, row.centre + row.shift(cx), h, row.slope, p))
+        float *members = m.memberProbabilities.data() + size_t(i) * own;
+        if (!classifyDrum(m, cx, row.centre + row.shift(cx), h, row.slope, p, members)) {
             std::fill(p, p + LV_DIGIT_CLASSES, 1.0f / LV_DIGIT_CLASSES);  // nothing known: no confidence
+            std::fill(members, members + own, 1.0f / LV_DIGIT_CLASSES);
+        }
     }
     // A drum at either end that the network takes for no digit is the window's edge or the plate beside it.
     auto isDigit = [&](int i) {
@@ -83,12 +89,19 @@ GridVerdict readCounter(lv_meter &m, bool lightOnDark, const DrumRow &drums, Rea
             (last == count - 1 && veryClearDigitAt(drums.lo + count + outward)))
             return GridVerdict::digitBeyond;
     }
-    if (first > 0)
+    if (first > 0) {
         std::copy(m.probabilities.begin() + long(first) * LV_DIGIT_CLASSES,
                   m.probabilities.begin() + long(last + 1) * LV_DIGIT_CLASSES, m.probabilities.begin());
+        std::copy(m.memberProbabilities.begin() + long(size_t(first) * own),
+                  m.memberProbabilities.begin() + long(size_t(last + 1) * own), m.memberProbabilities.begin());
+    }
     const int lo = drums.lo + first;
     count = last - first + 1;
-    if (lv_drums_resolve(m.probabilities.data(), count, m.drumReadings.data()) != count) return GridVerdict::noDigit;
+    // Each drum's confidence is the least of the members': two networks that read a drum differently are no surer
+    // than the less sure of them, where their mean alone can still be sure of one of their readings.
+    if (lv_drums_resolve_members(m.probabilities.data(), m.memberProbabilities.data(), m.members, count,
+                                 m.drumReadings.data()) != count)
+        return GridVerdict::noDigit;
     double sum = 0;
     for (int i = 0; i < count; ++i) {
         const lv_drum_reading &drum = m.drumReadings[size_t(i)];

@@ -284,22 +284,28 @@ bool cutWindow(lv_meter &m, double cx, double cy, double h, double slope) {
     return true;
 }
 
-bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p) {
+bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p, float *members) {
     if (!m.classifier) return false;
+    const size_t own = size_t(m.members) * LV_DIGIT_CLASSES;
     for (int i = 0; i < m.windowsSeenCount; ++i) {
         const lv_meter::WindowSeen &seen = m.windowsSeen[i];
         if (seen.cx == cx && seen.cy == cy && seen.h == h && seen.slope == slope) {
             std::copy(seen.p, seen.p + LV_DIGIT_CLASSES, p);
+            if (members) std::copy(seen.own, seen.own + own, members);
             return true;
         }
     }
-    if (!cutWindow(m, cx, cy, h, slope) ||
-        lv_digit_classifier_classify(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
-                                     m.window.step, p) != 0)
-        return false;
     lv_meter::WindowSeen &seen = m.windowsSeen[m.windowsSeenNext];
-    seen = {cx, cy, h, slope, {}};
-    std::copy(p, p + LV_DIGIT_CLASSES, seen.p);
+    if (!cutWindow(m, cx, cy, h, slope) ||
+        lv_digit_classifier_classify_members(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
+                                             m.window.step, seen.p, seen.own, LV_DIGIT_MAX_MEMBERS) < 0)
+        return false;
+    seen.cx = cx;
+    seen.cy = cy;
+    seen.h = h;
+    seen.slope = slope;
+    std::copy(seen.p, seen.p + LV_DIGIT_CLASSES, p);
+    if (members) std::copy(seen.own, seen.own + own, members);
     m.windowsSeenNext = (m.windowsSeenNext + 1) % kWindowMemory;
     m.windowsSeenCount = std::min(m.windowsSeenCount + 1, kWindowMemory);
     return true;

@@ -428,11 +428,16 @@ struct lv_meter {
     lv_digit_classifier *classifier = nullptr;
     cv::Mat window;
     std::vector<float> probabilities;
+    // The members' own probabilities for the same drums (LV_DIGIT_CLASSES per member, `members` members per drum),
+    // where the model joins several networks (lv_digit_classifier_members).
+    std::vector<float> memberProbabilities;
+    int members = 0;
     // The digit network's outputs for the windows this frame has classified (classifyDrum), kWindowMemory at most:
     // the same window is asked for again (the grid's extension, then its reading and its checks beside the ends).
     struct WindowSeen {
         double cx, cy, h, slope;
         float p[LV_DIGIT_CLASSES];
+        float own[LV_DIGIT_CLASSES * LV_DIGIT_MAX_MEMBERS];
     };
     WindowSeen windowsSeen[lv_meter_detail::kWindowMemory];
     int windowsSeenCount = 0, windowsSeenNext = 0;
@@ -539,8 +544,9 @@ bool cutWindow(lv_meter &m, double cx, double cy, double h, double slope);
 /// The digit network's probabilities (LV_DIGIT_CLASSES) for the drum window cutWindow cuts at (cx, cy, h, slope), into
 /// `p`: from this frame's memory of windows when the same window was classified already (an identical cut of the same
 /// frame), else by the network, remembered. False when the window is not in the crop or the network fails. The memory
-/// is forgotten at each frame (forgetWindows).
-bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p);
+/// is forgotten at each frame (forgetWindows). With `members`, the member networks' own probabilities too
+/// (m.members x LV_DIGIT_CLASSES).
+bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p, float *members = nullptr);
 /// Forgets the windows classified so far: a new frame.
 void forgetWindows(lv_meter &m);
 /// What the digit network sees in the drum window centred at (cx, cy) for digits `h` high on a row of `slope` (see

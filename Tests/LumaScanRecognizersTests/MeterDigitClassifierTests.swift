@@ -172,6 +172,41 @@ struct MeterDigitClassifierTests {
         #expect(Double(tenth) / Double(crops.labels.count) >= Self.tenthFloor - 0.03)
     }
 
+    @Test("The built-in model's two networks: their own probabilities, whose mean is the joined reading")
+    func members() throws {
+        let crops = try Crops()
+        let classifier = try Self.builtIn()
+        defer { lv_digit_classifier_destroy(classifier) }
+        #expect(lv_digit_classifier_members(classifier) == 2)
+        #expect(lv_digit_classifier_members(nil) == -EINVAL)
+        let classes = Int(LV_DIGIT_CLASSES)
+        var joined = [Float](repeating: 0, count: classes)
+        var own = [Float](repeating: 0, count: 2 * classes)
+        var disagreeing = 0
+        for index in stride(from: 0, to: crops.labels.count, by: 7) {
+            let columns = crops.atlasWidth / 20
+            let origin = (index / columns) * 32 * crops.atlasWidth + (index % columns) * 20
+            let status = crops.atlas.withUnsafeBufferPointer { pixels in
+                lv_digit_classifier_classify_members(
+                    classifier, pixels.baseAddress.map { $0 + origin }, 20, 32, crops.atlasWidth, &joined, &own, 2)
+            }
+            try #require(status == 2)
+            // The members' outputs include "no digit", the joined positions leave it out: compare positions only.
+            for c in 0..<classes {
+                #expect(abs((own[c] + own[classes + c]) / 2 - joined[c]) < 1e-4, "crop \(index) class \(c)")
+            }
+            let first = Array(own[0..<classes])
+            let second = Array(own[classes...])
+            if Self.circular(Self.argmax(first), Self.argmax(second)) > 1 { disagreeing += 1 }
+        }
+        // Two networks, not one copied: on real crops they mostly agree, and are not the same function.
+        #expect(disagreeing < crops.labels.count / 7 / 10)
+        var pixels = [UInt8](repeating: 128, count: 20 * 32)
+        for i in pixels.indices where (i % 20) / 5 == 1 { pixels[i] = 20 }
+        #expect(lv_digit_classifier_classify_members(classifier, pixels, 20, 32, 20, &joined, &own, 1) == -EINVAL)
+        #expect(lv_digit_classifier_classify_members(classifier, pixels, 20, 32, 20, &joined, nil, 0) == 0)
+    }
+
     @Test("Bad arguments and a model OpenCV cannot read are refused")
     func badArguments() throws {
         var classifier: OpaquePointer?
@@ -302,6 +337,37 @@ struct RollingDrumTests {
         let sure = try Self.resolve([1, 2, 3, 4.62])
         #expect(Self.text(sure) == "1234")
         #expect(sure[3].confidence > 0.8 && sure[3].ambiguous == 0)
+    }
+
+    @Test("Networks that disagree on a drum: the mean's digit, no surer than the less sure network")
+    func membersDisagree() throws {
+        // Two networks agree on 1 _ 7 and read the middle drum as a 3 and an 8; the mean prefers the 3.
+        let first = [Self.drum(1), Self.drum(3), Self.drum(7)]
+        let second = [Self.drum(1), Self.drum(8, spread: 1.5), Self.drum(7)]
+        var mean = [Float]()
+        var members = [Float]()  // drum after drum, each drum's members after each other
+        for k in 0..<3 {
+            mean += zip(first[k], second[k]).map { ($0 * 0.6 + $1 * 0.4) }
+            members += first[k] + second[k]
+        }
+        var out = [lv_drum_reading](repeating: lv_drum_reading(), count: 3)
+        try #require(lv_drums_resolve_members(mean, members, 2, 3, &out) == 3)
+        #expect(Self.text(out) == "137")
+        #expect(out[1].confidence < 0.05)
+        #expect(out[0].confidence > 0.9 && out[2].confidence > 0.9)
+        var alone = [lv_drum_reading](repeating: lv_drum_reading(), count: 3)
+        try #require(lv_drums_resolve(mean, 3, &alone) == 3)
+        #expect(Self.text(alone) == "137")
+        #expect(alone[1].confidence > 0.55)  // the mean alone is sure enough of its 3 to pass minConfidence 55
+        // Members that agree change nothing.
+        var agreeing = [Float]()
+        for k in 0..<3 { agreeing += first[k] + first[k] }
+        var same = [lv_drum_reading](repeating: lv_drum_reading(), count: 3)
+        let firstFlat = first.flatMap { $0 }
+        try #require(lv_drums_resolve_members(firstFlat, agreeing, 2, 3, &same) == 3)
+        try #require(lv_drums_resolve(firstFlat, 3, &alone) == 3)
+        #expect(zip(same, alone).allSatisfy { $0.confidence == $1.confidence && $0.digit == $1.digit })
+        #expect(lv_drums_resolve_members(mean, nil, 2, 3, &out) == -EINVAL)
     }
 
     @Test("Readings one count apart, the carry included, and readings that are not")

@@ -6,7 +6,9 @@
 // reader (lv_meter.h, LV_METER_MODE_COUNTER and LV_METER_MODE_AUTO) uses both with the model built into the library
 // (lv_meter_digits_model): two such networks, trained by scripts/train-meter-digits.py with two seeds on photographs of
 // real meter digits and joined by scripts/ensemble-meter-digits.py into one ONNX model whose output is the log of
-// their mean probabilities (so the softmax taken here is that mean).
+// their mean probabilities (so the softmax taken here is that mean), with each network's own probabilities as further
+// outputs (lv_digit_classifier_classify_members), of which the counter reader takes a drum's confidence: the least
+// of theirs (lv_drums_resolve_members).
 //
 // Pure C; the implementation (meter_digits.cpp) catches every exception at this boundary. Functions return 0 on
 // success and a negative errno-style code on failure: -EINVAL for bad arguments, -EIO when the model cannot be read
@@ -51,6 +53,23 @@ void lv_digit_classifier_destroy(lv_digit_classifier *classifier);
 int lv_digit_classifier_classify(lv_digit_classifier *classifier, const uint8_t *luma, int width, int height,
                                  size_t stride, float *probabilities);
 
+/// The most member networks whose own probabilities a classifier reports beside the joined ones.
+#define LV_DIGIT_MAX_MEMBERS 4
+/// The prefix of a model's outputs that are one member network's probabilities ("member0", "member1" ...), beside its
+/// one other output, the log of the members' mean probabilities (scripts/ensemble-meter-digits.py).
+#define LV_DIGIT_MEMBER_OUTPUT "member"
+
+/// How many member networks' own probabilities the classifier's model gives (0 for a single network, 2 for the
+/// built-in model), or -EINVAL for NULL.
+int lv_digit_classifier_members(const lv_digit_classifier *classifier);
+
+/// lv_digit_classifier_classify, and with `members` (room for `memberCapacity` x LV_DIGIT_CLASSES floats, at least
+/// lv_digit_classifier_members of them) each member network's own probabilities of the drum positions, member after
+/// member, from the same forward pass. Returns the number of members written (0 when `members` is NULL) or a negative
+/// code.
+int lv_digit_classifier_classify_members(lv_digit_classifier *classifier, const uint8_t *luma, int width, int height,
+                                         size_t stride, float *probabilities, float *members, int memberCapacity);
+
 /// One drum of a reading, as lv_drums_resolve makes it.
 typedef struct lv_drum_reading {
     /// The digit a person writes down for this drum, 0-9.
@@ -84,6 +103,14 @@ typedef struct lv_drum_reading {
 /// explain is marked ambiguous and its confidence is the little probability left on whole positions. Fills
 /// `out[0..count)`; returns `count` or -EINVAL.
 int lv_drums_resolve(const float *probabilities, int count, lv_drum_reading *out);
+
+/// lv_drums_resolve for an ensemble: the digits, positions and ambiguity as lv_drums_resolve reads `probabilities`
+/// (the members' mean), each drum's confidence the least of the mean's and every member's probability of that digit
+/// under the same carry (`members`: `memberCount` x LV_DIGIT_CLASSES floats per drum, drum after drum). Networks that
+/// disagree on a drum are two opinions, and the reading is no surer than the less sure of them. Returns `count` or
+/// -EINVAL.
+int lv_drums_resolve_members(const float *probabilities, const float *members, int memberCount, int count,
+                             lv_drum_reading *out);
 
 /// 1 when the readings `a` and `b` of a counter (`count` ASCII digits each) are one count apart, one way or the
 /// other ("0899" and "0900", "1234" and "1235", "999" and "000": a counter wraps round); 0 otherwise (equal readings
