@@ -286,28 +286,28 @@ bool cutWindow(lv_meter &m, double cx, double cy, double h, double slope) {
 
 bool classifyDrum(lv_meter &m, double cx, double cy, double h, double slope, float *p, float *members) {
     if (!m.classifier) return false;
-    const size_t own = size_t(m.members) * LV_DIGIT_CLASSES;
-    for (int i = 0; i < m.windowsSeenCount; ++i) {
+    const lv_meter::WindowSeen *found = nullptr;
+    for (int i = 0; i < m.windowsSeenCount && !found; ++i) {
         const lv_meter::WindowSeen &seen = m.windowsSeen[i];
-        if (seen.cx == cx && seen.cy == cy && seen.h == h && seen.slope == slope) {
-            std::copy(seen.p, seen.p + LV_DIGIT_CLASSES, p);
-            if (members) std::copy(seen.own, seen.own + own, members);
-            return true;
-        }
+        if (seen.cx == cx && seen.cy == cy && seen.h == h && seen.slope == slope) found = &seen;
     }
-    lv_meter::WindowSeen &seen = m.windowsSeen[m.windowsSeenNext];
-    if (!cutWindow(m, cx, cy, h, slope) ||
-        lv_digit_classifier_classify_members(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
-                                             m.window.step, seen.p, seen.own, LV_DIGIT_MAX_MEMBERS) < 0)
-        return false;
-    seen.cx = cx;
-    seen.cy = cy;
-    seen.h = h;
-    seen.slope = slope;
-    std::copy(seen.p, seen.p + LV_DIGIT_CLASSES, p);
-    if (members) std::copy(seen.own, seen.own + own, members);
-    m.windowsSeenNext = (m.windowsSeenNext + 1) % kWindowMemory;
-    m.windowsSeenCount = std::min(m.windowsSeenCount + 1, kWindowMemory);
+    if (!found) {
+        lv_meter::WindowSeen &slot = m.windowsSeen[m.windowsSeenNext];
+        slot.h = -1;  // the window it held is forgotten first: a failed classification leaves nothing to match
+        if (!cutWindow(m, cx, cy, h, slope) ||
+            lv_digit_classifier_classify_members(m.classifier, m.window.ptr<uint8_t>(), m.window.cols, m.window.rows,
+                                                 m.window.step, slot.p, slot.own, LV_DIGIT_MAX_MEMBERS) < 0)
+            return false;
+        slot.cx = cx;
+        slot.cy = cy;
+        slot.h = h;
+        slot.slope = slope;
+        m.windowsSeenNext = (m.windowsSeenNext + 1) % kWindowMemory;
+        m.windowsSeenCount = std::min(m.windowsSeenCount + 1, kWindowMemory);
+        found = &slot;
+    }
+    std::copy(found->p, found->p + LV_DIGIT_CLASSES, p);
+    if (members) std::copy(found->own, found->own + size_t(m.members) * LV_DIGIT_CLASSES, members);
     return true;
 }
 
